@@ -1,0 +1,24 @@
+/// @file
+/// @brief Version, the `WARMUP_DISABLE` switch and the namespace layout of warmup.
+///
+/// Define `WARMUP_DISABLE` (or configure CMake with `-DWARMUP_DISABLE=ON`, which makes it an
+/// INTERFACE definition of `warmup::warmup`) and every scope and macro compiles to nothing, while
+/// every type and signature stays, so instrumented code compiles unchanged.
+#pragma once
+
+#define WARMUP_VERSION_MAJOR 0
+#define WARMUP_VERSION_MINOR 1
+#define WARMUP_VERSION_PATCH 0
+
+#if defined(WARMUP_DISABLE)
+#define WARMUP_ENABLED 0
+#else
+#define WARMUP_ENABLED 1
+#endif
+
+namespace warmup {
+inline namespace v1 {
+/// @brief `true` unless the library was compiled with `WARMUP_DISABLE`.
+inline constexpr bool enabled_at_compile_time = WARMUP_ENABLED != 0;
+}  // namespace v1
+}  // namespace warmup

@@ -1,0 +1,19 @@
+/// @file
+/// @brief The host clock every scope reads.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace warmup::detail {
+
+/// Host time is `std::chrono::steady_clock`: monotonic, and about 27 ns a read on the GPU
+/// machines (REFERENCE.md), cheap enough to read twice a scope.
+using clock = std::chrono::steady_clock;
+
+inline std::uint64_t ns_between(clock::time_point a, clock::time_point b) noexcept {
+  const auto d = std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
+  return d > 0 ? static_cast<std::uint64_t>(d) : 0;
+}
+
+}  // namespace warmup::detail

@@ -1,0 +1,153 @@
+/// @file
+/// @brief What the library asks of the CUDA runtime, and how it stays out of the program's way.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <atomic>
+#include <mutex>
+#include <string>
+
+#include "warmup/detail/notices.hpp"
+
+namespace warmup::detail {
+
+inline constexpr int max_devices = 64;
+
+/// "cudaErrorX: text" for messages.
+inline std::string describe(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+}
+
+/// Errors that a failing call of the library's own can cause (a stale event, a device that went
+/// away). Those the library clears from the runtime's last-error slot; any other error belongs to
+/// the program (a sticky fault of its kernel, say) and is left where the program will see it.
+inline bool library_caused(cudaError_t e) noexcept {
+  switch (e) {
+    case cudaErrorInvalidResourceHandle:
+    case cudaErrorInvalidValue:
+    case cudaErrorInvalidDevice:
+    case cudaErrorContextIsDestroyed:
+    case cudaErrorStreamCaptureImplicit:
+    case cudaErrorStreamCaptureUnsupported:
+    case cudaErrorNotReady:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// Called after a library call failed: the program's own pending error, if it had one, was
+/// checked before the call (see device_timer), so the only error cleared here is the library's.
+inline void forget_own_error(cudaError_t e) noexcept {
+  if (library_caused(e)) (void)cudaGetLastError();
+}
+
+/// Process-wide state of device timing.
+struct cuda_state {
+  enum : int { unknown = 0, available = 1, unavailable = 2 };
+  std::atomic<int> runtime{unknown};
+  std::array<std::atomic<bool>, max_devices> device_off{};
+  /// Bumped when a device's events went stale (a reset): rings of older generations are dropped.
+  std::array<std::atomic<unsigned>, max_devices> generation{};
+  std::string why_unavailable;  // written once, before runtime becomes unavailable
+
+  using primary_ctx_state_fn = CUresult(CUDAAPI*)(CUdevice, unsigned*, int*);
+  using device_get_fn = CUresult(CUDAAPI*)(CUdevice*, int);
+  primary_ctx_state_fn primary_ctx_state = nullptr;
+  device_get_fn device_get = nullptr;
+
+  // The library's own costs, reported apart from every measurement.
+  std::atomic<std::uint64_t> event_pool_ns{0};
+  std::atomic<std::uint64_t> event_pairs{0};
+};
+
+inline cuda_state& cuda() noexcept {
+  static cuda_state* s = new cuda_state;  // never destroyed: no CUDA call after teardown
+  return *s;
+}
+
+/// Decides once whether device timing is possible. Runs inside the first device-timed scope of
+/// the process: if that scope's work is the program's first CUDA call, the driver
+/// initialisation this triggers is the one the program would have paid there anyway.
+inline bool runtime_available() noexcept {
+  cuda_state& st = cuda();
+  const int r = st.runtime.load(std::memory_order_acquire);
+  if (r != cuda_state::unknown) return r == cuda_state::available;
+  static std::mutex m;
+  std::lock_guard<std::mutex> lock(m);
+  if (st.runtime.load(std::memory_order_acquire) != cuda_state::unknown)
+    return st.runtime.load() == cuda_state::available;
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    if (e != cudaSuccess) (void)cudaGetLastError();  // ours: nothing of the program's ran yet
+    try {
+      st.why_unavailable = e != cudaSuccess ? "cudaGetDeviceCount failed (" + describe(e) + ")"
+                                            : std::string("no CUDA device is visible");
+    } catch (...) {
+    }
+    st.runtime.store(cuda_state::unavailable, std::memory_order_release);
+    notice_board().raise(notice_kind::no_device,
+                         "device timing is off: " + st.why_unavailable + "; host timing goes on");
+    return false;
+  }
+  cudaDriverEntryPointQueryResult q{};
+  void* fn = nullptr;
+  if (cudaGetDriverEntryPointByVersion("cuDevicePrimaryCtxGetState", &fn, 12000, cudaEnableDefault,
+                                       &q) == cudaSuccess &&
+      q == cudaDriverEntryPointSuccess)
+    st.primary_ctx_state = reinterpret_cast<cuda_state::primary_ctx_state_fn>(fn);
+  else
+    (void)cudaGetLastError();
+  fn = nullptr;
+  if (cudaGetDriverEntryPointByVersion("cuDeviceGet", &fn, 12000, cudaEnableDefault, &q) ==
+          cudaSuccess &&
+      q == cudaDriverEntryPointSuccess)
+    st.device_get = reinterpret_cast<cuda_state::device_get_fn>(fn);
+  else
+    (void)cudaGetLastError();
+  st.runtime.store(cuda_state::available, std::memory_order_release);
+  return true;
+}
+
+/// Whether the device's primary context exists, asked without creating it: creating it here
+/// would move the program's context creation out of its own measurement.
+inline bool context_exists(int device) noexcept {
+  const cuda_state& st = cuda();
+  if (st.primary_ctx_state == nullptr || st.device_get == nullptr) return true;
+  CUdevice d{};
+  if (st.device_get(&d, device) != CUDA_SUCCESS) return false;
+  unsigned flags = 0;
+  int active = 0;
+  if (st.primary_ctx_state(d, &flags, &active) != CUDA_SUCCESS) return false;
+  return active != 0;
+}
+
+/// The null stream, the legacy stream and the per-thread stream belong to the current device;
+/// any other stream knows its own.
+inline bool is_implicit_stream(cudaStream_t s) noexcept {
+  return s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread;
+}
+
+/// Makes `device` current for the life of this object, and puts the previous device back.
+class device_guard {
+ public:
+  explicit device_guard(int device) noexcept {
+    if (cudaGetDevice(&previous_) == cudaSuccess && previous_ != device)
+      switched_ = cudaSetDevice(device) == cudaSuccess;
+  }
+  ~device_guard() {
+    if (switched_) (void)cudaSetDevice(previous_);
+  }
+  device_guard(const device_guard&) = delete;
+  device_guard& operator=(const device_guard&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool switched_ = false;
+};
+
+}  // namespace warmup::detail

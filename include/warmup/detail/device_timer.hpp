@@ -1,0 +1,159 @@
+/// @file
+/// @brief Device timing for scopes: which ring a call uses, and what happens when it cannot.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <mutex>
+#include <vector>
+
+#include "warmup/detail/event_ring.hpp"
+
+namespace warmup::detail {
+
+/// Every ring ever made, so snapshots can drain rings of threads that have exited. Rings are
+/// never freed; a thread's rings are handed to the next thread that needs one for that device.
+class ring_list {
+ public:
+  event_ring* claim(int device, unsigned generation) noexcept {
+    try {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (event_ring* r : rings_) {
+        bool free = false;
+        if (r->device() == device && r->generation() == generation &&
+            r->owned.compare_exchange_strong(free, true))
+          return r;
+      }
+      auto* r = new event_ring(device, generation);
+      if (!r->usable()) {
+        delete r;
+        return nullptr;
+      }
+      rings_.push_back(r);
+      return r;
+    } catch (...) {
+      return nullptr;
+    }
+  }
+
+  /// Drains every ring; returns the number of measurements still pending.
+  std::size_t drain_all(read_mode mode) noexcept {
+    std::vector<event_ring*> rings;
+    try {
+      std::lock_guard<std::mutex> lock(mutex_);
+      rings = rings_;
+    } catch (...) {
+      return 0;
+    }
+    if (rings.empty()) return 0;
+    const cudaError_t before = cudaPeekAtLastError();
+    std::size_t pending = 0;
+    {
+      relaxed_capture_mode relaxed;
+      for (event_ring* r : rings) pending += r->drain(mode);
+    }
+    if (before == cudaSuccess) forget_own_error(cudaPeekAtLastError());
+    return pending;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<event_ring*> rings_;
+};
+
+inline ring_list& rings() noexcept {
+  static ring_list* r = new ring_list;
+  return *r;
+}
+
+/// The calling thread's ring for each device; at thread exit the rings go back to the list.
+struct thread_rings {
+  std::array<event_ring*, max_devices> by_device{};
+  ~thread_rings() {
+    for (event_ring* r : by_device)
+      if (r != nullptr) r->owned.store(false, std::memory_order_release);
+  }
+};
+
+inline thread_rings& my_rings() noexcept {
+  thread_local thread_rings t;
+  return t;
+}
+
+/// A device measurement in flight: the ring and slot its events came from.
+struct device_mark {
+  event_ring* ring = nullptr;
+  std::uint64_t seq = 0;
+};
+
+/// Starts the device measurement of call `index` of `s` on `stream`. Returns an empty mark (the
+/// call is then host-timed only, and the site counts why) when there is no GPU, the program has a
+/// CUDA error pending, the stream is being captured into a graph, or the device's context does
+/// not exist yet. `carried_ns` receives the time of the process's first driver probe, which the
+/// program would otherwise have paid inside this same scope and so belongs to its host time.
+inline device_mark device_begin(site* s, std::uint64_t index, cudaStream_t stream,
+                                std::uint64_t& carried_ns) noexcept {
+  cuda_state& st = cuda();
+  if (st.runtime.load(std::memory_order_acquire) != cuda_state::available) {
+    const auto t0 = clock::now();
+    const bool ok = runtime_available();
+    carried_ns = ns_between(t0, clock::now());
+    if (!ok) {
+      s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
+      return {};
+    }
+  }
+  // A pending error is the program's: the library makes no call that could overwrite it.
+  if (cudaPeekAtLastError() != cudaSuccess) {
+    s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
+    return {};
+  }
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  cudaError_t e = cudaStreamIsCapturing(stream, &capture);
+  if (e != cudaSuccess || capture != cudaStreamCaptureStatusNone) {
+    // Events recorded now would become graph nodes, not measurements.
+    if (e != cudaSuccess) forget_own_error(e);
+    s->device_captured.fetch_add(1, std::memory_order_relaxed);
+    return {};
+  }
+  int device = 0;
+  e = is_implicit_stream(stream) ? cudaGetDevice(&device) : cudaStreamGetDevice(stream, &device);
+  if (e != cudaSuccess || device < 0 || device >= max_devices ||
+      st.device_off[static_cast<std::size_t>(device)].load(std::memory_order_relaxed)) {
+    if (e != cudaSuccess) forget_own_error(e);
+    s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
+    return {};
+  }
+  event_ring*& mine = my_rings().by_device[static_cast<std::size_t>(device)];
+  const unsigned generation =
+      st.generation[static_cast<std::size_t>(device)].load(std::memory_order_acquire);
+  if (mine == nullptr || mine->generation() != generation) {
+    if (mine != nullptr) mine->owned.store(false, std::memory_order_release);
+    mine = nullptr;
+    // On an implicit stream the context may not exist yet; making events would create it and
+    // take the program's context creation out of its own measurement.
+    if (is_implicit_stream(stream) && !context_exists(device)) {
+      s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
+      return {};
+    }
+    mine = rings().claim(device, generation);
+    if (mine == nullptr) {
+      s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
+      return {};
+    }
+  }
+  device_mark m;
+  if (!mine->begin(s, index, stream, m.seq)) {
+    s->device_dropped.fetch_add(1, std::memory_order_relaxed);
+    return {};
+  }
+  m.ring = mine;
+  return m;
+}
+
+inline void device_end(const device_mark& m, cudaStream_t stream) noexcept {
+  if (m.ring != nullptr) m.ring->end(m.seq, stream);
+}
+
+}  // namespace warmup::detail

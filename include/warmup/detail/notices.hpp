@@ -1,0 +1,45 @@
+/// @file
+/// @brief One clear message per kind of trouble, printed once and kept for the report.
+#pragma once
+
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace warmup::detail {
+
+enum class notice_kind : unsigned { no_device, device_error, ring_full, no_context, count };
+
+class notices {
+ public:
+  /// Prints "warmup: <text>" to stderr the first time a kind is raised and keeps the text for
+  /// reports; later calls of the same kind cost one atomic load.
+  void raise(notice_kind k, const std::string& text) noexcept {
+    if (raised_[static_cast<unsigned>(k)].exchange(true, std::memory_order_acq_rel)) return;
+    try {
+      std::lock_guard<std::mutex> lock(mutex_);
+      texts_.push_back(text);
+    } catch (...) {
+    }
+    std::fprintf(stderr, "warmup: %s\n", text.c_str());
+  }
+
+  std::vector<std::string> all() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return texts_;
+  }
+
+ private:
+  std::atomic<bool> raised_[static_cast<unsigned>(notice_kind::count)]{};
+  mutable std::mutex mutex_;
+  std::vector<std::string> texts_;
+};
+
+inline notices& notice_board() noexcept {
+  static notices* n = new notices;  // never destroyed: scopes in static destructors may raise
+  return *n;
+}
+
+}  // namespace warmup::detail

@@ -1,0 +1,130 @@
+/// @file
+/// @brief A measured site and the process-wide registry of sites.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "warmup/detail/nvtx.hpp"
+#include "warmup/detail/series.hpp"
+#include "warmup/op.hpp"
+
+namespace warmup::detail {
+
+/// Everything the library knows about one (operation kind, name) pair. Sites are made once,
+/// never freed (a report at exit may still read them), and updated only through atomics.
+struct site {
+  site(op_kind k, std::string_view n, std::uint32_t i) : name(n), op(k), id(i) { nvtx.set(name); }
+  site(const site&) = delete;
+  site& operator=(const site&) = delete;
+
+  const std::string name;
+  const op_kind op;
+  const std::uint32_t id;
+  nvtx_name nvtx;
+
+  std::atomic<std::uint64_t> entered{0};  ///< calls begun; also the next call's index
+  series host;
+
+  std::atomic<std::uint64_t> bytes_first{0};
+  std::atomic<std::uint64_t> bytes_total{0};
+  std::atomic<std::uint64_t> exceptions{0};  ///< calls left by an exception
+
+  // Why calls that asked for device timing did not get it.
+  std::atomic<std::uint64_t> device_captured{0};    ///< the stream was being captured
+  std::atomic<std::uint64_t> device_unavailable{0};  ///< no GPU, a CUDA error, no context yet
+  std::atomic<std::uint64_t> device_dropped{0};      ///< no room left in the event ring
+
+  /// The device series, made by the first device measurement (off the hot path, when events are
+  /// read back), so host-only sites never pay for it. Returns nullptr only if memory ran out.
+  series* device_series() noexcept {
+    series* s = device_.load(std::memory_order_acquire);
+    if (s != nullptr) return s;
+    auto* fresh = new (std::nothrow) series{};
+    if (fresh == nullptr) return nullptr;
+    if (device_.compare_exchange_strong(s, fresh, std::memory_order_acq_rel)) return fresh;
+    delete fresh;
+    return s;
+  }
+  const series* device_series_if_any() const noexcept {
+    return device_.load(std::memory_order_acquire);
+  }
+
+  std::size_t bytes() const noexcept {
+    const series* d = device_series_if_any();
+    return sizeof(*this) + name.capacity() + (d != nullptr ? d->bytes() + sizeof(series) : 0);
+  }
+
+ private:
+  std::atomic<series*> device_{nullptr};
+};
+
+/// All sites of the process. Its mutex is taken only when a name is seen for the first time
+/// (by the process, or by a thread for named scopes) and by snapshots: never per call.
+class registry {
+ public:
+  site* find_or_add(op_kind k, std::string_view name) noexcept {
+    try {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto& index = by_name_[static_cast<std::size_t>(k)];
+      if (auto it = index.find(name); it != index.end()) return it->second;
+      sites_.push_back(std::make_unique<site>(k, name, static_cast<std::uint32_t>(sites_.size())));
+      site* s = sites_.back().get();
+      index.emplace(std::string_view{s->name}, s);
+      return s;
+    } catch (...) {
+      return nullptr;  // out of memory: the scope measures nothing rather than failing
+    }
+  }
+
+  std::vector<site*> all() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<site*> out;
+    out.reserve(sites_.size());
+    for (const auto& s : sites_) out.push_back(s.get());
+    return out;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<site>> sites_;
+  std::unordered_map<std::string_view, site*> by_name_[op_kind_count];
+};
+
+/// The registry lives until the process ends (it is never destroyed), so scopes in static
+/// destructors and reports at exit still find it.
+inline registry& sites() noexcept {
+  static registry* r = new registry;
+  return *r;
+}
+
+/// Finds a site by name for the named-scope constructors: a per-thread cache first, so threads
+/// do not meet on the registry's mutex once they have seen a name.
+inline site* lookup(op_kind k, std::string_view name) noexcept {
+  try {
+    thread_local std::unordered_map<std::string_view, site*> cache[op_kind_count];
+    auto& c = cache[static_cast<std::size_t>(k)];
+    if (auto it = c.find(name); it != c.end()) return it->second;
+    site* s = sites().find_or_add(k, name);
+    if (s != nullptr) c.emplace(std::string_view{s->name}, s);
+    return s;
+  } catch (...) {
+    return sites().find_or_add(k, name);
+  }
+}
+
+/// The per-site data of a `WARMUP_SCOPE`: a function-local static made once, so the hot path
+/// passes a pointer and never hashes a string.
+struct static_site {
+  site* const s;
+  static_site(op_kind k, std::string_view name) noexcept : s(sites().find_or_add(k, name)) {}
+};
+
+}  // namespace warmup::detail

@@ -1,0 +1,152 @@
+/// @file
+/// @brief `warmup::snapshot()`: drain the event rings, read every site, describe the device.
+#pragma once
+
+#include "warmup/report.hpp"
+
+#if WARMUP_ENABLED
+#include <cstdio>
+#include <mutex>
+
+#include "warmup/detail/device_timer.hpp"
+#include "warmup/detail/site.hpp"
+#include "warmup/detail/statistics.hpp"
+#endif
+
+#if WARMUP_ENABLED
+namespace warmup::detail {
+
+/// Describes the current device once per process, with calls that create no context.
+inline std::optional<device_description> describe_device(std::string& status) {
+  static std::mutex m;
+  static std::optional<device_description> cached;
+  static bool done = false;
+  std::lock_guard<std::mutex> lock(m);
+  if (!done) {
+    done = true;
+    if (runtime_available()) {
+      const cudaError_t before = cudaPeekAtLastError();
+      device_description d;
+      cudaDeviceProp p{};
+      if (cudaGetDevice(&d.index) == cudaSuccess &&
+          cudaGetDeviceProperties(&p, d.index) == cudaSuccess) {
+        d.name = p.name;
+        d.compute_major = p.major;
+        d.compute_minor = p.minor;
+        d.multiprocessors = p.multiProcessorCount;
+        d.memory_bytes = p.totalGlobalMem;
+        (void)cudaDriverGetVersion(&d.driver_version);
+        (void)cudaRuntimeGetVersion(&d.runtime_version);
+        cached = d;
+      }
+      if (before == cudaSuccess) forget_own_error(cudaPeekAtLastError());
+    }
+  }
+  const cuda_state& st = cuda();
+  if (st.runtime.load() == cuda_state::unavailable)
+    status = st.why_unavailable;
+  else if (!cached)
+    status = "the current device could not be described";
+  else
+    status = "ok";
+  return cached;
+}
+
+inline std::string format_ratio(double r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, r >= 10 ? "%.0fx" : "%.1fx", r);
+  return buf;
+}
+
+/// Plain-language readings of a site's figures, for the table and for JSON.
+inline std::vector<std::string> notes_for(const site_report& s) {
+  std::vector<std::string> notes;
+  const timing& h = s.host;
+  if (h.steady && h.steady->p50.count() > 0 && h.first > 2 * h.steady->p50)
+    notes.push_back("first call " + format_ratio(double(h.first.count()) / double(h.steady->p50.count())) +
+                    " the steady p50 on the host");
+  if (s.op == op_kind::launch && s.device && s.device->steady && h.steady) {
+    const auto host_extra = h.first - h.steady->p50;
+    const auto dev_extra = s.device->first - s.device->steady->p50;
+    if (host_extra > 2 * std::max(dev_extra, std::chrono::nanoseconds{0}) &&
+        host_extra > std::chrono::microseconds{20})
+      notes.push_back("the first launch waited on the host, not the GPU: module loading or JIT at the call");
+  }
+  if (s.device_captured != 0)
+    notes.push_back(std::to_string(s.device_captured) +
+                    " calls ran inside a graph capture and were host-timed only");
+  if (s.device_unavailable != 0)
+    notes.push_back(std::to_string(s.device_unavailable) +
+                    " calls asked for device timing that was unavailable (no GPU, a CUDA error, or no context yet)");
+  if (s.device_dropped != 0)
+    notes.push_back(std::to_string(s.device_dropped) + " device measurements dropped: too many in flight");
+  if (s.exceptions != 0)
+    notes.push_back(std::to_string(s.exceptions) + " calls ended by an exception");
+  if (!h.steady && h.calls > 0) notes.push_back("no steady state yet: too few calls");
+  return notes;
+}
+
+inline site_report read_site(site& s) {
+  site_report r;
+  r.name = s.name;
+  r.op = s.op;
+  r.host = summarize(s.host.read());
+  r.calls = r.host.calls;
+  if (const series* d = s.device_series_if_any()) {
+    timing t = summarize(d->read());
+    if (t.calls != 0) r.device = t;
+  }
+  const std::uint64_t total = s.bytes_total.load(std::memory_order_relaxed);
+  if (total != 0) {
+    transfer x;
+    x.bytes_first = s.bytes_first.load(std::memory_order_relaxed);
+    x.bytes_total = total;
+    const timing& t = r.device ? *r.device : r.host;
+    if (t.first.count() > 0) x.first_gbps = double(x.bytes_first) / double(t.first.count());
+    if (t.steady && t.steady->p50.count() > 0 && r.calls != 0)
+      x.steady_gbps = (double(total) / double(r.calls)) / double(t.steady->p50.count());
+    r.bytes = x;
+  }
+  r.exceptions = s.exceptions.load(std::memory_order_relaxed);
+  r.device_captured = s.device_captured.load(std::memory_order_relaxed);
+  r.device_unavailable = s.device_unavailable.load(std::memory_order_relaxed);
+  r.device_dropped = s.device_dropped.load(std::memory_order_relaxed);
+  r.notes = notes_for(r);
+  return r;
+}
+
+}  // namespace warmup::detail
+#endif
+
+namespace warmup {
+inline namespace v1 {
+
+#if WARMUP_ENABLED
+inline report snapshot(device_wait wait) {
+  report r;
+  const std::size_t pending =
+      detail::rings().drain_all(wait == device_wait::yes ? detail::read_mode::wait : detail::read_mode::poll);
+  r.device_pending = pending;
+  r.device = detail::describe_device(r.device_status);
+  for (detail::site* s : detail::sites().all()) {
+    r.sites.push_back(detail::read_site(*s));
+    r.library.site_bytes += s->bytes();
+  }
+  const detail::cuda_state& st = detail::cuda();
+  r.library.nvtx_init = std::chrono::nanoseconds{detail::nvtx().init_ns};
+  r.library.event_pools = std::chrono::nanoseconds{st.event_pool_ns.load()};
+  r.library.event_pairs = st.event_pairs.load();
+  r.notices = detail::notice_board().all();
+  return r;
+}
+#else
+inline report snapshot(device_wait) {
+  report r;
+  r.enabled = false;
+  r.device_status = "warmup was compiled with WARMUP_DISABLE";
+  return r;
+}
+#endif
+
+}  // namespace v1
+}  // namespace warmup

@@ -1,0 +1,106 @@
+/// @file
+/// @brief Text helpers shared by the report formats: UTF-8 repair, JSON strings, durations.
+#pragma once
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace warmup::detail {
+
+/// Length of the valid UTF-8 sequence starting at s[i], or 0 if the bytes there are not one.
+inline std::size_t utf8_sequence(std::string_view s, std::size_t i) noexcept {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  if (c < 0x80) return 1;
+  std::size_t n = 0;
+  std::uint32_t cp = 0;
+  if ((c & 0xE0) == 0xC0) n = 2, cp = c & 0x1F;
+  else if ((c & 0xF0) == 0xE0) n = 3, cp = c & 0x0F;
+  else if ((c & 0xF8) == 0xF0) n = 4, cp = c & 0x07;
+  else return 0;
+  if (i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((b(i + k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b(i + k) & 0x3F);
+  }
+  const bool overlong = (n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
+  if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+/// Appends `s` to `out` as a JSON string literal: quotes, backslashes and control characters
+/// escaped, bytes that are not UTF-8 replaced by U+FFFD, so the document is always valid.
+inline void append_json_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+      ++i;
+    } else if (c < 0x20 || c == 0x7F) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+      ++i;
+    } else if (const std::size_t n = utf8_sequence(s, i); n != 0) {
+      out.append(s.data() + i, n);
+      i += n;
+    } else {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    }
+  }
+  out += '"';
+}
+
+/// For terminals: control characters and broken UTF-8 become '?', and the text is cut to
+/// `max_bytes` (on a character boundary) with "..." when longer.
+inline std::string printable(std::string_view s, std::size_t max_bytes) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = (c < 0x20 || c == 0x7F) ? 0 : utf8_sequence(s, i);
+    if (out.size() + (n == 0 ? 1 : n) > max_bytes) {
+      out += "...";
+      break;
+    }
+    if (n == 0) {
+      out += '?';
+      ++i;
+    } else {
+      out.append(s.data() + i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
+/// "812 ns", "5.21 us", "1.06 ms", "2.50 s": three significant digits, ASCII units.
+inline std::string format_duration(std::chrono::nanoseconds d) {
+  const double ns = double(d.count());
+  const double a = std::fabs(ns);
+  char buf[32];
+  if (a < 1e3) std::snprintf(buf, sizeof buf, "%.0f ns", ns);
+  else if (a < 1e6) std::snprintf(buf, sizeof buf, a < 1e4 ? "%.2f us" : a < 1e5 ? "%.1f us" : "%.0f us", ns / 1e3);
+  else if (a < 1e9) std::snprintf(buf, sizeof buf, a < 1e7 ? "%.2f ms" : a < 1e8 ? "%.1f ms" : "%.0f ms", ns / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.2f s", ns / 1e9);
+  return buf;
+}
+
+/// Number formatting for JSON: integers as they are, non-finite doubles as null.
+inline void append_json_number(std::string& out, double v) {
+  if (!std::isfinite(v)) {
+    out += "null";
+    return;
+  }
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  out += buf;
+}
+
+}  // namespace warmup::detail

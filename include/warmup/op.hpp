@@ -1,0 +1,65 @@
+/// @file
+/// @brief Operation tags: what kind of GPU work a scope measures.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "warmup/config.hpp"
+
+namespace warmup {
+inline namespace v1 {
+
+/// @brief The kind of operation a site measures, as stored in reports.
+///
+/// Each kind is its own NVTX category in the `warmup` domain, so Nsight Systems can filter on it.
+/// \code
+///   if (site.op == warmup::op_kind::h2d) { /* a host-to-device copy */ }
+/// \endcode
+enum class op_kind : std::uint8_t { context, alloc, h2d, d2h, d2d, launch, region };
+
+/// @brief Number of operation kinds (for tables indexed by `op_kind`).
+inline constexpr std::size_t op_kind_count = 7;
+
+/// @brief The short lower-case name of an operation kind, as used in NVTX, tables and JSON.
+/// Costs nothing at run time beyond a table read.
+/// \code
+///   std::cout << warmup::to_string(warmup::op_kind::launch);  // "launch"
+/// \endcode
+constexpr std::string_view to_string(op_kind k) noexcept {
+  constexpr std::string_view names[op_kind_count] = {"context", "alloc",  "h2d",   "d2h",
+                                                     "d2d",     "launch", "region"};
+  return names[static_cast<std::size_t>(k)];
+}
+
+/// @brief Tag types that select a scope's policy: `warmup::scope<warmup::op::h2d>`.
+///
+/// Copies (`h2d`, `d2h`, `d2d`) take a byte count and report bandwidth; `alloc` takes a byte
+/// count; `context`, `launch` and `region` take none.
+/// \code
+///   warmup::scope<warmup::op::launch> s{"gemm", stream};
+/// \endcode
+namespace op {
+/// @brief Device or context initialisation (`cudaSetDevice`, `cudaInitDevice`, `cudaFree(0)`).
+struct context { static constexpr op_kind kind = op_kind::context; };
+/// @brief A device or pinned-host allocation (`cudaMalloc`, `cudaMallocAsync`, `cudaMallocHost`).
+struct alloc { static constexpr op_kind kind = op_kind::alloc; };
+/// @brief A host-to-device copy.
+struct h2d { static constexpr op_kind kind = op_kind::h2d; };
+/// @brief A device-to-host copy.
+struct d2h { static constexpr op_kind kind = op_kind::d2h; };
+/// @brief A device-to-device copy.
+struct d2d { static constexpr op_kind kind = op_kind::d2d; };
+/// @brief One or more kernel launches; the host time is what the caller waits at the call.
+struct launch { static constexpr op_kind kind = op_kind::launch; };
+/// @brief Any region of code, such as a whole model `forward`.
+struct region { static constexpr op_kind kind = op_kind::region; };
+}  // namespace op
+
+/// @brief Whether an operation kind moves bytes between memories (and so reports bandwidth).
+constexpr bool is_copy(op_kind k) noexcept {
+  return k == op_kind::h2d || k == op_kind::d2h || k == op_kind::d2d;
+}
+
+}  // namespace v1
+}  // namespace warmup

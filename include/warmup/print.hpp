@@ -1,0 +1,130 @@
+/// @file
+/// @brief `warmup::print`: the report as a table for people.
+#pragma once
+
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "warmup/detail/text.hpp"
+#include "warmup/report.hpp"
+
+namespace warmup::detail {
+
+inline std::string cell_duration(const std::optional<std::chrono::nanoseconds>& d, bool sign = false) {
+  if (!d) return "-";
+  std::string s = format_duration(*d);
+  return sign && d->count() > 0 ? "+" + s : s;
+}
+
+inline std::string cell_gbps(const std::optional<double>& v) {
+  if (!v) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", *v);
+  return buf;
+}
+
+inline std::string pad(const std::string& s, std::size_t width, bool right) {
+  // Width in characters: count UTF-8 lead bytes only.
+  std::size_t chars = 0;
+  for (unsigned char c : s) chars += (c & 0xC0) != 0x80;
+  const std::string fill(chars < width ? width - chars : 0, ' ');
+  return right ? fill + s : s + fill;
+}
+
+}  // namespace warmup::detail
+
+namespace warmup {
+inline namespace v1 {
+
+/// @brief Prints the report as a table: one row per site and clock domain, then notes.
+///
+/// Columns: calls; warm-up (leading calls slower than the steady band); the first call; the
+/// steady p50/p90/p99; the first call's excess over the steady p50; GB/s for copies (first and
+/// steady). Device rows (`dev`) appear under sites that were device-timed.
+/// \code
+///   warmup::print(warmup::snapshot(), std::cout);
+/// \endcode
+inline void print(const report& r, std::ostream& os) {
+  using detail::pad;
+  if (!r.enabled) {
+    os << "warmup: disabled at compile time (WARMUP_DISABLE); nothing was measured\n";
+    return;
+  }
+  os << "warmup report";
+  if (r.device) {
+    const device_description& d = *r.device;
+    os << ": " << d.name << " (device " << d.index << ", sm_" << d.compute_major << d.compute_minor
+       << ", " << d.multiprocessors << " SMs), driver " << d.driver_version / 1000 << '.'
+       << (d.driver_version % 1000) / 10 << ", runtime " << d.runtime_version / 1000 << '.'
+       << (d.runtime_version % 1000) / 10;
+  } else {
+    os << ": no device description (" << r.device_status << ")";
+  }
+  os << '\n';
+
+  const std::vector<std::string> head = {"site", "op", "clock", "calls", "warm-up", "first",
+                                         "p50",  "p90", "p99",  "first excess", "GB/s first/steady"};
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::vector<std::string>> notes;  // printed under each site's rows
+  for (const site_report& s : r.sites) {
+    const auto row = [&](const timing& t, const char* clock, bool with_name) {
+      std::vector<std::string> c;
+      c.push_back(with_name ? detail::printable(s.name, 32) : "");
+      c.push_back(with_name ? std::string(to_string(s.op)) : "");
+      c.push_back(clock);
+      c.push_back(std::to_string(t.calls));
+      c.push_back(std::to_string(t.warmup_calls));
+      c.push_back(detail::format_duration(t.first));
+      const auto q = [&](std::chrono::nanoseconds steady_state::*m) {
+        return t.steady ? detail::format_duration((*t.steady).*m) : std::string("-");
+      };
+      c.push_back(q(&steady_state::p50));
+      c.push_back(q(&steady_state::p90));
+      c.push_back(q(&steady_state::p99));
+      c.push_back(detail::cell_duration(t.first_call_excess, true));
+      const bool bw_here = s.bytes && (s.device ? &t == &*s.device : true);
+      c.push_back(bw_here ? detail::cell_gbps(s.bytes->first_gbps) + " / " + detail::cell_gbps(s.bytes->steady_gbps) : "");
+      rows.push_back(std::move(c));
+      notes.emplace_back();
+    };
+    row(s.host, "host", true);
+    if (s.device) row(*s.device, "dev", false);
+    notes.back() = s.notes;
+  }
+  std::vector<std::size_t> width(head.size());
+  for (std::size_t i = 0; i < head.size(); ++i) width[i] = head[i].size();
+  for (const auto& c : rows)
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      std::size_t chars = 0;
+      for (unsigned char ch : c[i]) chars += (ch & 0xC0) != 0x80;
+      width[i] = std::max(width[i], chars);
+    }
+  const auto line = [&](const std::vector<std::string>& c) {
+    std::string out;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      const bool right = i >= 3 && i + 1 < c.size();
+      out += pad(c[i], width[i], right);
+      if (i + 1 < c.size()) out += "  ";
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    os << out << '\n';
+  };
+  line(head);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    line(rows[i]);
+    for (const auto& n : notes[i]) os << "    note: " << n << '\n';
+  }
+  if (r.sites.empty()) os << "(no site was measured)\n";
+  os << "library (outside every measurement): NVTX init " << detail::format_duration(r.library.nvtx_init)
+     << ", " << r.library.event_pairs << " event pairs made in "
+     << detail::format_duration(r.library.event_pools) << ", " << r.library.site_bytes
+     << " bytes of site data\n";
+  if (r.device_pending != 0)
+    os << r.device_pending << " device measurements were still running on the GPU (not in the figures)\n";
+  for (const auto& n : r.notices) os << "notice: " << detail::printable(n, 400) << '\n';
+}
+
+}  // namespace v1
+}  // namespace warmup

@@ -1,0 +1,134 @@
+/// @file
+/// @brief The report: per-site first-call and steady-state figures, and `warmup::snapshot()`.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "warmup/config.hpp"
+#include "warmup/op.hpp"
+
+namespace warmup {
+inline namespace v1 {
+
+/// @brief Steady-state figures of a site: every call after its warm-up.
+///
+/// Percentiles are nearest-rank. They are exact while the steady calls all fall among a site's
+/// first 64 calls; beyond that, later calls are counted in a log-linear histogram and a
+/// percentile is within 0.78% of the true value (see README, "How exact"). `min`, `max` and
+/// `mean` are exact.
+/// \code
+///   if (s.host.steady) std::cout << s.host.steady->p50.count() << " ns\n";
+/// \endcode
+struct steady_state {
+  std::uint64_t calls = 0;
+  std::chrono::nanoseconds p50{}, p90{}, p99{};
+  std::chrono::nanoseconds min{}, max{}, mean{};
+};
+
+/// @brief One clock domain (host or device) of one site.
+///
+/// `steady` is empty when no call came after the warm-up (a site called once, say), and so is
+/// `first_call_excess`: the report never invents a number.
+/// \code
+///   const warmup::timing& t = site.host;
+///   std::cout << t.first.count() << " ns first, " << t.warmup_calls << " warm-up calls\n";
+/// \endcode
+struct timing {
+  std::uint64_t calls = 0;            ///< measured calls in this domain
+  std::chrono::nanoseconds first{};   ///< the first measured call
+  std::uint64_t warmup_calls = 0;     ///< leading calls found slower than the steady state
+  std::optional<steady_state> steady;
+  std::optional<std::chrono::nanoseconds> first_call_excess;  ///< first - steady p50
+};
+
+/// @brief Bytes moved by a copy site, and the bandwidth they give.
+///
+/// Bandwidth uses device time when the site has it, host time otherwise, and bytes per call as
+/// given to the scope (`bytes_first` for the first call, the mean over all calls for steady).
+struct transfer {
+  std::uint64_t bytes_first = 0;
+  std::uint64_t bytes_total = 0;
+  std::optional<double> first_gbps;   ///< GB/s (1e9 bytes per second) of the first call
+  std::optional<double> steady_gbps;  ///< GB/s at the steady p50
+};
+
+/// @brief Everything measured at one site: a (kind, name) pair.
+/// \code
+///   for (const warmup::site_report& s : warmup::snapshot().sites)
+///     std::cout << s.name << ": " << s.calls << " calls\n";
+/// \endcode
+struct site_report {
+  std::string name;
+  op_kind op = op_kind::region;
+  std::uint64_t calls = 0;  ///< calls that have ended
+  timing host;
+  std::optional<timing> device;  ///< empty when no call of the site was device-timed
+  std::optional<transfer> bytes;  ///< copies and allocations given a byte count
+  std::uint64_t exceptions = 0;   ///< calls left by an exception (still measured)
+  // Calls that asked for device timing and were host-timed only, by reason.
+  std::uint64_t device_captured = 0;     ///< their stream was being captured into a graph
+  std::uint64_t device_unavailable = 0;  ///< no GPU, a CUDA error, or no context yet
+  std::uint64_t device_dropped = 0;      ///< too many device measurements in flight
+  std::vector<std::string> notes;        ///< plain-language reading of the figures
+};
+
+/// @brief The GPU the report describes (the current device at snapshot time).
+struct device_description {
+  int index = 0;
+  std::string name;
+  int compute_major = 0, compute_minor = 0;
+  int multiprocessors = 0;
+  std::uint64_t memory_bytes = 0;
+  int driver_version = 0;   ///< e.g. 13000 for CUDA 13.0
+  int runtime_version = 0;  ///< e.g. 13000
+};
+
+/// @brief The library's own costs, kept apart from every measurement.
+struct library_costs {
+  std::chrono::nanoseconds nvtx_init{};   ///< NVTX initialisation, paid before main
+  std::chrono::nanoseconds event_pools{};  ///< making CUDA events (outside every scope's time)
+  std::uint64_t event_pairs = 0;           ///< CUDA event pairs made
+  std::uint64_t site_bytes = 0;            ///< memory held by all sites
+};
+
+/// @brief A summary of every site, as returned by `warmup::snapshot()`.
+/// \code
+///   const warmup::report r = warmup::snapshot();
+///   warmup::print(r, std::cout);
+/// \endcode
+struct report {
+  bool enabled = enabled_at_compile_time;  ///< false when built with WARMUP_DISABLE
+  std::optional<device_description> device;
+  std::string device_status;  ///< "ok", or why device times are missing
+  std::vector<site_report> sites;  ///< in order of first use
+  library_costs library;
+  std::uint64_t device_pending = 0;  ///< device measurements not yet finished by the GPU
+  std::vector<std::string> notices;  ///< the one-time messages the library printed
+};
+
+/// @brief Whether `snapshot()` may wait for the GPU to finish outstanding measurements.
+enum class device_wait {
+  no,   ///< never block: unfinished device work is counted as pending (the default)
+  yes,  ///< wait for every recorded measurement (use at the end of a program)
+};
+
+/// @brief Resolves every finished device measurement and returns the per-site summary.
+///
+/// Cost: proportional to the number of sites and of pending measurements; it polls events with
+/// `cudaEventQuery` and never blocks unless asked to (`device_wait::yes`). Safe to call from
+/// any thread while scopes run. The first call also describes the current device, which
+/// initialises the CUDA driver if the program has not.
+/// \code
+///   cudaStreamSynchronize(stream);                 // or snapshot(warmup::device_wait::yes)
+///   warmup::report r = warmup::snapshot();
+/// \endcode
+report snapshot(device_wait wait = device_wait::no);
+
+}  // namespace v1
+}  // namespace warmup
+
+#include "warmup/detail/snapshot_impl.hpp"

@@ -1,0 +1,214 @@
+/// @file
+/// @brief `warmup::scope<Op>`: the RAII measurement of one call, and its short aliases.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <string_view>
+#include <type_traits>
+
+#include "warmup/config.hpp"
+#include "warmup/op.hpp"
+
+#if WARMUP_ENABLED
+#include "warmup/detail/clock.hpp"
+#include "warmup/detail/device_timer.hpp"
+#include "warmup/detail/nvtx.hpp"
+#include "warmup/detail/site.hpp"
+#else
+namespace warmup::detail {
+struct static_site {  // keeps the macro-facing signature when disabled
+  constexpr static_site(op_kind, std::string_view) noexcept {}
+};
+}  // namespace warmup::detail
+#endif
+
+namespace warmup::detail {
+template <class Op>
+inline constexpr bool takes_bytes = is_copy(Op::kind) || Op::kind == op_kind::alloc;
+}  // namespace warmup::detail
+
+namespace warmup {
+inline namespace v1 {
+
+/// @brief Measures one call of a site from construction to destruction.
+///
+/// Host time always (steady clock); device time too when given a stream: two CUDA events
+/// recorded on that stream, read back later by `snapshot()`, never waited for here. The
+/// scope also opens an NVTX range in the `warmup` domain (category = the operation kind, the
+/// first call in red, payload = the call index) and feeds the site's first-call and
+/// steady-state figures. A site is the pair (kind, name): scopes with the same kind and name,
+/// wherever they are, are one site.
+///
+/// Cost: a name lookup in a per-thread hash table (use `WARMUP_SCOPE` on hot paths to skip
+/// it), two clock reads and an NVTX push/pop; a device-timed scope adds two `cudaEventRecord`.
+/// Never synchronises, never throws; an exception leaving the scope is measured and counted.
+///
+/// Neither copyable nor movable, and it cannot be made with `new`: a scope lives on the stack
+/// of the thread whose work it times.
+///
+/// \code
+///   {
+///     warmup::h2d_scope up{"upload", bytes, stream};
+///     cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, stream);
+///   }
+///   {
+///     warmup::launch_scope k{"gemm", stream};
+///     gemm<<<grid, block, 0, stream>>>(a, b, c);
+///   }
+/// \endcode
+template <class Op>
+class scope {
+ public:
+  /// @brief Host timing only.
+  explicit scope(std::string_view name) noexcept {
+#if WARMUP_ENABLED
+    begin(detail::lookup(Op::kind, name), 0, nullptr, host_only);
+#else
+    (void)name;
+#endif
+  }
+
+  /// @brief Host and device timing of work on `stream` (context, launch and region scopes).
+  template <class O = Op, std::enable_if_t<!detail::takes_bytes<O>, int> = 0>
+  scope(std::string_view name, cudaStream_t stream) noexcept {
+#if WARMUP_ENABLED
+    begin(detail::lookup(Op::kind, name), 0, stream, device_timed);
+#else
+    (void)name, (void)stream;
+#endif
+  }
+
+  /// @brief Host timing of an operation on `bytes` bytes (copies and allocations).
+  template <class O = Op, std::enable_if_t<detail::takes_bytes<O>, int> = 0>
+  scope(std::string_view name, std::size_t bytes) noexcept {
+#if WARMUP_ENABLED
+    begin(detail::lookup(Op::kind, name), bytes, nullptr, host_only);
+#else
+    (void)name, (void)bytes;
+#endif
+  }
+
+  /// @brief Host and device timing of `bytes` bytes moved or allocated on `stream`.
+  template <class O = Op, std::enable_if_t<detail::takes_bytes<O>, int> = 0>
+  scope(std::string_view name, std::size_t bytes, cudaStream_t stream) noexcept {
+#if WARMUP_ENABLED
+    begin(detail::lookup(Op::kind, name), bytes, stream, device_timed);
+#else
+    (void)name, (void)bytes, (void)stream;
+#endif
+  }
+
+  /// @brief For `WARMUP_SCOPE`: the site was found once, by a static; `name` is not looked at.
+  scope(const detail::static_site& s, std::string_view name) noexcept {
+#if WARMUP_ENABLED
+    begin(s.s, 0, nullptr, host_only);
+#else
+    (void)s;
+#endif
+    (void)name;
+  }
+
+  /// @brief For `WARMUP_SCOPE(name, stream)`.
+  scope(const detail::static_site& s, std::string_view name, cudaStream_t stream) noexcept {
+#if WARMUP_ENABLED
+    begin(s.s, 0, stream, device_timed);
+#else
+    (void)s, (void)stream;
+#endif
+    (void)name;
+  }
+
+  ~scope() {
+#if WARMUP_ENABLED
+    if (site_ == nullptr) return;
+    const auto stop = detail::clock::now();
+    detail::device_end(mark_, stream_);
+    detail::nvtx_pop();
+    site_->host.record(index_, detail::ns_between(start_, stop) + carried_ns_);
+    if (bytes_ != 0) {
+      if (index_ == 0) site_->bytes_first.store(bytes_, std::memory_order_relaxed);
+      site_->bytes_total.fetch_add(bytes_, std::memory_order_relaxed);
+    }
+    if (std::uncaught_exceptions() > uncaught_)
+      site_->exceptions.fetch_add(1, std::memory_order_relaxed);
+#endif
+  }
+
+  scope(const scope&) = delete;
+  scope(scope&&) = delete;
+  scope& operator=(const scope&) = delete;
+  scope& operator=(scope&&) = delete;
+  static void* operator new(std::size_t) = delete;
+  static void* operator new[](std::size_t) = delete;
+
+#if WARMUP_ENABLED
+ private:
+  enum timing_mode { host_only, device_timed };
+
+  void begin(detail::site* s, std::size_t bytes, cudaStream_t stream, timing_mode mode) noexcept {
+    if (s == nullptr) return;
+    site_ = s;
+    bytes_ = bytes;
+    stream_ = stream;
+    index_ = s->entered.fetch_add(1, std::memory_order_relaxed);
+    uncaught_ = std::uncaught_exceptions();
+    detail::nvtx_push(s->nvtx, Op::kind, index_);
+    if (mode == device_timed) mark_ = detail::device_begin(s, index_, stream, carried_ns_);
+    start_ = detail::clock::now();  // last: the library's own work above stays out of the time
+  }
+
+  detail::site* site_ = nullptr;
+  std::uint64_t index_ = 0;
+  std::uint64_t carried_ns_ = 0;
+  std::size_t bytes_ = 0;
+  cudaStream_t stream_ = nullptr;
+  detail::device_mark mark_{};
+  int uncaught_ = 0;
+  detail::clock::time_point start_{};
+#endif
+};
+
+/// @brief Times device/context initialisation: `warmup::context_scope s{"init"}; cudaSetDevice(0);`
+using context_scope = scope<op::context>;
+/// @brief Times an allocation: `warmup::alloc_scope s{"weights", bytes}; cudaMalloc(&p, bytes);`
+using alloc_scope = scope<op::alloc>;
+/// @brief Times a host-to-device copy: `warmup::h2d_scope s{"upload", bytes, stream};`
+using h2d_scope = scope<op::h2d>;
+/// @brief Times a device-to-host copy: `warmup::d2h_scope s{"download", bytes, stream};`
+using d2h_scope = scope<op::d2h>;
+/// @brief Times a device-to-device copy: `warmup::d2d_scope s{"copy", bytes, stream};`
+using d2d_scope = scope<op::d2d>;
+/// @brief Times kernel launches: `warmup::launch_scope s{"gemm", stream}; gemm<<<...>>>();`
+using launch_scope = scope<op::launch>;
+/// @brief Times any region, such as a model's forward: `warmup::region_scope s{"forward", stream};`
+using region_scope = scope<op::region>;
+
+}  // namespace v1
+}  // namespace warmup
+
+#define WARMUP_DETAIL_CONCAT_(a, b) a##b
+#define WARMUP_DETAIL_CONCAT(a, b) WARMUP_DETAIL_CONCAT_(a, b)
+#define WARMUP_DETAIL_FIRST_(first, ...) first
+#define WARMUP_DETAIL_FIRST(...) WARMUP_DETAIL_FIRST_(__VA_ARGS__, unused)
+#define WARMUP_DETAIL_SCOPE(site_var, scope_var, ...)                                    \
+  static const ::warmup::detail::static_site site_var{::warmup::op_kind::region,         \
+                                                      WARMUP_DETAIL_FIRST(__VA_ARGS__)}; \
+  const ::warmup::region_scope scope_var { site_var, __VA_ARGS__ }
+
+#if WARMUP_ENABLED
+/// @brief A region scope whose site is found once, by a function-local static:
+/// `WARMUP_SCOPE("step");` or `WARMUP_SCOPE("forward", stream);`. The name is read the first
+/// time control passes, so it should not change between calls.
+#define WARMUP_SCOPE(...)                                                    \
+  WARMUP_DETAIL_SCOPE(WARMUP_DETAIL_CONCAT(warmup_site_, __COUNTER__),       \
+                      WARMUP_DETAIL_CONCAT(warmup_scope_, __COUNTER__), __VA_ARGS__)
+/// @brief `WARMUP_SCOPE` named after the enclosing function (`__func__`).
+#define WARMUP_FUNC_SCOPE() WARMUP_SCOPE(__func__)
+#else
+#define WARMUP_SCOPE(...) static_cast<void>(0)
+#define WARMUP_FUNC_SCOPE() static_cast<void>(0)
+#endif
