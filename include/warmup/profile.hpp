@@ -20,7 +20,7 @@
 /// \endcode
 ///
 /// Headers, one concept each: op.hpp (operation kinds), scope.hpp (scopes and macros),
-/// report.hpp (report and snapshot), print.hpp (table), json.hpp (JSON). Compile with
+/// report.hpp (the report's types), snapshot.hpp (`snapshot()`), print.hpp (table), json.hpp (JSON). Compile with
 /// `WARMUP_DISABLE` to remove every measurement while keeping every type.
 #pragma once
 
@@ -30,3 +30,4 @@
 #include "warmup/print.hpp"
 #include "warmup/report.hpp"
 #include "warmup/scope.hpp"
+#include "warmup/snapshot.hpp"

@@ -1,5 +1,5 @@
 /// @file
-/// @brief The report: per-site first-call and steady-state figures, and `warmup::snapshot()`.
+/// @brief The report: per-site first-call and steady-state figures (made by `warmup::snapshot()`).
 #pragma once
 
 #include <chrono>
@@ -110,25 +110,6 @@ struct report {
   std::vector<std::string> notices;  ///< the one-time messages the library printed
 };
 
-/// @brief Whether `snapshot()` may wait for the GPU to finish outstanding measurements.
-enum class device_wait {
-  no,   ///< never block: unfinished device work is counted as pending (the default)
-  yes,  ///< wait for every recorded measurement (use at the end of a program)
-};
-
-/// @brief Resolves every finished device measurement and returns the per-site summary.
-///
-/// Cost: proportional to the number of sites and of pending measurements; it polls events with
-/// `cudaEventQuery` and never blocks unless asked to (`device_wait::yes`). Safe to call from
-/// any thread while scopes run. The first call also describes the current device, which
-/// initialises the CUDA driver if the program has not.
-/// \code
-///   cudaStreamSynchronize(stream);                 // or snapshot(warmup::device_wait::yes)
-///   warmup::report r = warmup::snapshot();
-/// \endcode
-report snapshot(device_wait wait = device_wait::no);
-
 }  // namespace v1
 }  // namespace warmup
 
-#include "warmup/detail/snapshot_impl.hpp"

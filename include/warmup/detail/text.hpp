@@ -42,6 +42,10 @@ inline void append_json_string(std::string& out, std::string_view s) {
       out += '\\';
       out += static_cast<char>(c);
       ++i;
+    } else if (c == '\n' || c == '\r' || c == '\t') {
+      out += '\\';
+      out += c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
+      ++i;
     } else if (c < 0x20 || c == 0x7F) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\u%04x", c);

@@ -1,5 +1,5 @@
 /// @file
-/// @brief `warmup::snapshot()`: drain the event rings, read every site, describe the device.
+/// @brief `warmup::snapshot()`: resolve finished device measurements and summarise every site.
 #pragma once
 
 #include "warmup/report.hpp"
@@ -121,8 +121,24 @@ inline site_report read_site(site& s) {
 namespace warmup {
 inline namespace v1 {
 
+/// @brief Whether `snapshot()` may wait for the GPU to finish outstanding measurements.
+enum class device_wait {
+  no,   ///< never block: unfinished device work is counted as pending (the default)
+  yes,  ///< wait for every recorded measurement (use at the end of a program)
+};
+
+/// @brief Resolves every finished device measurement and returns the per-site summary.
+///
+/// Cost: proportional to the number of sites and of pending measurements; it polls events with
+/// `cudaEventQuery` and never blocks unless asked to (`device_wait::yes`). Safe to call from
+/// any thread while scopes run. The first call also describes the current device, which
+/// initialises the CUDA driver if the program has not.
+/// \code
+///   cudaStreamSynchronize(stream);                 // or snapshot(warmup::device_wait::yes)
+///   warmup::report r = warmup::snapshot();
+/// \endcode
 #if WARMUP_ENABLED
-inline report snapshot(device_wait wait) {
+inline report snapshot(device_wait wait = device_wait::no) {
   report r;
   const std::size_t pending =
       detail::rings().drain_all(wait == device_wait::yes ? detail::read_mode::wait : detail::read_mode::poll);
@@ -140,7 +156,7 @@ inline report snapshot(device_wait wait) {
   return r;
 }
 #else
-inline report snapshot(device_wait) {
+inline report snapshot(device_wait = device_wait::no) {
   report r;
   r.enabled = false;
   r.device_status = "warmup was compiled with WARMUP_DISABLE";

@@ -1,0 +1,20 @@
+# Installation and the CMake package: find_package(warmup) after `cmake --install`, and a
+# build-tree export for projects that point CMAKE_PREFIX_PATH at a build folder.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+install(TARGETS warmup EXPORT warmupTargets)
+install(DIRECTORY include/warmup DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+set(WARMUP_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/warmup)
+configure_package_config_file(cmake/warmupConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/warmupConfig.cmake
+  INSTALL_DESTINATION ${WARMUP_CMAKE_DIR})
+# The library is headers only: any architecture may use the installed package.
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/warmupConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion ARCH_INDEPENDENT)
+install(EXPORT warmupTargets NAMESPACE warmup:: DESTINATION ${WARMUP_CMAKE_DIR})
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/warmupConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/warmupConfigVersion.cmake
+        DESTINATION ${WARMUP_CMAKE_DIR})
+export(EXPORT warmupTargets NAMESPACE warmup:: FILE ${CMAKE_CURRENT_BINARY_DIR}/warmupTargets.cmake)

@@ -1,0 +1,167 @@
+// Device timing on a real GPU. Exits 77 (skipped) where there is none.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "../host/report_lookup.hpp"
+#include "warmup/profile.hpp"
+
+namespace {
+
+#define CHECK_CUDA(call) REQUIRE((call) == cudaSuccess)
+
+// Spins for `ns` nanoseconds of the GPU's global timer: a kernel of known length.
+__global__ void spin(unsigned long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
+__global__ void empty() {}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+TEST_CASE("device time of a 1 ms kernel agrees with a raw event pair within 2%") {
+  cudaStream_t s;
+  CHECK_CUDA(cudaStreamCreate(&s));
+  cudaEvent_t a, b;
+  CHECK_CUDA(cudaEventCreate(&a));
+  CHECK_CUDA(cudaEventCreate(&b));
+  std::vector<double> raw_ms;
+  for (int i = 0; i < 40; ++i) {
+    {
+      warmup::launch_scope k{"gpu.spin_1ms", s};
+      CHECK_CUDA(cudaEventRecord(a, s));
+      spin<<<1, 1, 0, s>>>(1'000'000);
+      CHECK_CUDA(cudaEventRecord(b, s));
+    }
+    CHECK_CUDA(cudaEventSynchronize(b));
+    float ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+    raw_ms.push_back(ms);
+  }
+  const warmup::report r = warmup::snapshot();
+  const auto* site = find_site(r, "gpu.spin_1ms", warmup::op_kind::launch);
+  REQUIRE(site != nullptr);
+  REQUIRE(site->device);
+  CHECK(site->device->calls == 40);
+  REQUIRE(site->device->steady);
+  const double ours = double(site->device->steady->p50.count()) / 1e6;
+  const double theirs = median(raw_ms);
+  INFO("warmup p50 " << ours << " ms, raw events median " << theirs << " ms");
+  CHECK(ours == Approx(theirs).epsilon(0.02));
+  CHECK(ours >= 1.0);
+  CHECK_CUDA(cudaStreamDestroy(s));
+}
+
+TEST_CASE("1000 timed launches return before the GPU has run them: no hidden synchronisation") {
+  cudaStream_t s;
+  CHECK_CUDA(cudaStreamCreate(&s));
+  empty<<<1, 1, 0, s>>>();  // load the kernel outside the measurement
+  CHECK_CUDA(cudaStreamSynchronize(s));
+
+  spin<<<1, 1, 0, s>>>(300'000'000);  // the GPU is busy for 300 ms
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 1000; ++i) {
+    warmup::launch_scope k{"gpu.empty_1000", s};
+    empty<<<1, 1, 0, s>>>();
+  }
+  const auto host_loop = std::chrono::steady_clock::now() - t0;
+  // Had any scope waited for its events, the loop would have waited for the 300 ms spin.
+  CHECK(cudaStreamQuery(s) == cudaErrorNotReady);
+  CHECK(host_loop < std::chrono::milliseconds(300));
+
+  // A polling snapshot does not wait either; the unfinished measurements are pending.
+  const warmup::report early = warmup::snapshot();
+  CHECK(cudaStreamQuery(s) == cudaErrorNotReady);
+  CHECK(early.device_pending >= 1000);
+  CHECK(cudaGetLastError() == cudaSuccess);  // polling left no error behind
+
+  const warmup::report done = warmup::snapshot(warmup::device_wait::yes);
+  CHECK(done.device_pending == 0);
+  const auto* site = find_site(done, "gpu.empty_1000", warmup::op_kind::launch);
+  REQUIRE(site != nullptr);
+  CHECK(site->calls == 1000);
+  REQUIRE(site->device);
+  CHECK(site->device->calls == 1000);
+  CHECK(site->device_dropped == 0);
+  CHECK_CUDA(cudaStreamDestroy(s));
+}
+
+TEST_CASE("scopes inside a graph capture: host time only, the capture stays valid") {
+  cudaStream_t s;
+  CHECK_CUDA(cudaStreamCreate(&s));
+  cudaGraph_t graph;
+  CHECK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  for (int i = 0; i < 3; ++i) {
+    warmup::launch_scope k{"gpu.captured", s};
+    empty<<<1, 1, 0, s>>>();
+  }
+  CHECK_CUDA(cudaStreamEndCapture(s, &graph));
+  cudaGraphExec_t exec;
+  CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  CHECK_CUDA(cudaGraphLaunch(exec, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  CHECK(cudaGetLastError() == cudaSuccess);
+  size_t nodes = 0;
+  CHECK_CUDA(cudaGraphGetNodes(graph, nullptr, &nodes));
+  CHECK(nodes == 3);  // the kernels only: no event nodes from the library
+
+  const warmup::report r = warmup::snapshot();
+  const auto* site = find_site(r, "gpu.captured", warmup::op_kind::launch);
+  REQUIRE(site != nullptr);
+  CHECK(site->calls == 3);
+  CHECK(site->device_captured == 3);
+  CHECK_FALSE(site->device);
+  CHECK(to_json(r).find("\"captured\":3") != std::string::npos);
+  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  CHECK_CUDA(cudaGraphDestroy(graph));
+  CHECK_CUDA(cudaStreamDestroy(s));
+}
+
+TEST_CASE("copies on a stream report device time and bandwidth") {
+  const std::size_t bytes = std::size_t{64} << 20;
+  void *host = nullptr, *dev = nullptr;
+  CHECK_CUDA(cudaMallocHost(&host, bytes));
+  CHECK_CUDA(cudaMalloc(&dev, bytes));
+  cudaStream_t s;
+  CHECK_CUDA(cudaStreamCreate(&s));
+  for (int i = 0; i < 10; ++i) {
+    warmup::h2d_scope up{"gpu.upload_64MiB", bytes, s};
+    CHECK_CUDA(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s));
+  }
+  const warmup::report r = warmup::snapshot(warmup::device_wait::yes);
+  const auto* site = find_site(r, "gpu.upload_64MiB", warmup::op_kind::h2d);
+  REQUIRE(site != nullptr);
+  REQUIRE(site->device);
+  REQUIRE(site->bytes);
+  REQUIRE(site->bytes->steady_gbps);
+  INFO("pinned H2D " << *site->bytes->steady_gbps << " GB/s");
+  CHECK(*site->bytes->steady_gbps > 5.0);  // PCIe or better; a wrong unit would be off by 1e3
+  CHECK(*site->bytes->steady_gbps < 1000.0);
+  CHECK_CUDA(cudaFree(dev));
+  CHECK_CUDA(cudaFreeHost(host));
+  CHECK_CUDA(cudaStreamDestroy(s));
+}
+
+int main(int argc, char** argv) {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    std::printf("no GPU (%s): GPU tests skipped\n", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+    return 77;
+  }
+  return Catch::Session().run(argc, argv);
+}

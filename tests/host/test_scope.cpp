@@ -1,0 +1,118 @@
+// Scopes on the host: what they count, how sites are identified, and what they survive.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "report_lookup.hpp"
+#include "warmup/profile.hpp"
+
+using namespace std::chrono_literals;
+using warmup::op_kind;
+
+TEST_CASE("a host scope measures at least the time spent inside it") {
+  for (int i = 0; i < 5; ++i) {
+    warmup::region_scope s{"scope.sleep"};
+    std::this_thread::sleep_for(i == 0 ? 5ms : 1ms);  // sleep_for never returns early
+  }
+  const auto r = warmup::snapshot();
+  const auto* s = find_site(r, "scope.sleep");
+  REQUIRE(s != nullptr);
+  CHECK(s->calls == 5);
+  CHECK(s->host.first >= 5ms);
+  REQUIRE(s->host.steady);
+  CHECK(s->host.steady->min >= 1ms);
+  CHECK_FALSE(s->device);
+}
+
+TEST_CASE("a site is its kind and its name, whatever the name's type") {
+  const std::string dynamic = "scope.same";
+  { warmup::region_scope a{"scope.same"}; }
+  { warmup::region_scope b{std::string_view{dynamic}}; }
+  { warmup::region_scope c{std::string("scope.") + "same"}; }  // a temporary
+  { warmup::launch_scope d{"scope.same"}; }                    // another kind: another site
+  const auto r = warmup::snapshot();
+  REQUIRE(find_site(r, "scope.same") != nullptr);
+  CHECK(find_site(r, "scope.same")->calls == 3);
+  REQUIRE(find_site(r, "scope.same", op_kind::launch) != nullptr);
+  CHECK(find_site(r, "scope.same", op_kind::launch)->calls == 1);
+}
+
+namespace {
+int macro_site_user() {
+  WARMUP_FUNC_SCOPE();
+  WARMUP_SCOPE("scope.macro.inner");
+  return 1;
+}
+}  // namespace
+
+TEST_CASE("WARMUP_SCOPE and WARMUP_FUNC_SCOPE make one site per name") {
+  int n = 0;
+  for (int i = 0; i < 7; ++i) n += macro_site_user();
+  const auto r = warmup::snapshot();
+  REQUIRE(find_site(r, "macro_site_user") != nullptr);
+  CHECK(find_site(r, "macro_site_user")->calls == 7);
+  REQUIRE(find_site(r, "scope.macro.inner") != nullptr);
+  CHECK(find_site(r, "scope.macro.inner")->calls == 7);
+  CHECK(n == 7);
+}
+
+TEST_CASE("copies and allocations keep their bytes") {
+  for (int i = 0; i < 4; ++i) { warmup::h2d_scope up{"scope.upload", std::size_t{1000} * (i + 1)}; }
+  { warmup::alloc_scope a{"scope.alloc", std::size_t{1} << 20}; }
+  const auto r = warmup::snapshot();
+  const auto* up = find_site(r, "scope.upload", op_kind::h2d);
+  REQUIRE(up != nullptr);
+  REQUIRE(up->bytes);
+  CHECK(up->bytes->bytes_first == 1000);
+  CHECK(up->bytes->bytes_total == 10000);
+  CHECK(up->bytes->first_gbps);
+  const auto* a = find_site(r, "scope.alloc", op_kind::alloc);
+  REQUIRE(a != nullptr);
+  REQUIRE(a->bytes);
+  CHECK(a->bytes->bytes_total == (1u << 20));
+  const auto* plain = find_site(r, "scope.sleep");
+  if (plain != nullptr) CHECK_FALSE(plain->bytes);
+}
+
+TEST_CASE("an exception through a scope is measured and counted") {
+  for (int i = 0; i < 3; ++i) {
+    try {
+      warmup::region_scope s{"scope.throws"};
+      if (i != 1) throw std::runtime_error("boom");
+    } catch (const std::runtime_error&) {
+    }
+  }
+  const auto r = warmup::snapshot();
+  const auto* s = find_site(r, "scope.throws");
+  REQUIRE(s != nullptr);
+  CHECK(s->calls == 3);
+  CHECK(s->exceptions == 2);
+}
+
+TEST_CASE("threads sharing and not sharing sites lose and double-count no call") {
+  constexpr int threads = 8, calls = 20000;
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([t] {
+      const std::string own = "scope.thread." + std::to_string(t);
+      for (int i = 0; i < calls; ++i) {
+        warmup::region_scope shared{"scope.shared"};
+        warmup::launch_scope mine{own};
+      }
+    });
+  // Snapshots while the threads run must neither block them nor break the counts.
+  for (int i = 0; i < 20; ++i) (void)warmup::snapshot();
+  for (auto& th : pool) th.join();
+  const auto r = warmup::snapshot();
+  REQUIRE(find_site(r, "scope.shared") != nullptr);
+  CHECK(find_site(r, "scope.shared")->calls == std::uint64_t{threads} * calls);
+  for (int t = 0; t < threads; ++t) {
+    const auto* s = find_site(r, "scope.thread." + std::to_string(t), op_kind::launch);
+    REQUIRE(s != nullptr);
+    CHECK(s->calls == calls);
+  }
+}

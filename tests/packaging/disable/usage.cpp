@@ -1,0 +1,72 @@
+// Compiled with WARMUP_DISABLE: every scope, constructor and macro must still compile (so
+// instrumented code builds unchanged), and the report must say that nothing was measured.
+#include <warmup/profile.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#if !defined(WARMUP_DISABLE)
+#error "this test must be compiled with WARMUP_DISABLE"
+#endif
+static_assert(!warmup::enabled_at_compile_time);
+
+static void check(bool ok, const char* what) {
+  if (!ok) {
+    std::fprintf(stderr, "FAILED: %s\n", what);
+    std::abort();
+  }
+}
+
+static void every_form(cudaStream_t stream) {
+  const std::size_t bytes = 4096;
+  const std::string_view view_name{"view"};
+
+  warmup::context_scope c1{"context"};
+  warmup::context_scope c2{"context", stream};
+  warmup::launch_scope l1{"launch"};
+  warmup::launch_scope l2{"launch", stream};
+  warmup::region_scope r1{"region"};
+  warmup::region_scope r2{"region", stream};
+
+  warmup::alloc_scope a1{"alloc"};
+  warmup::alloc_scope a2{"alloc", bytes};
+  warmup::alloc_scope a3{"alloc", bytes, stream};
+  warmup::h2d_scope h1{"h2d"};
+  warmup::h2d_scope h2{"h2d", bytes};
+  warmup::h2d_scope h3{"h2d", bytes, stream};
+  warmup::d2h_scope dh1{"d2h"};
+  warmup::d2h_scope dh2{"d2h", bytes};
+  warmup::d2h_scope dh3{"d2h", bytes, stream};
+  warmup::d2d_scope dd1{"d2d"};
+  warmup::d2d_scope dd2{"d2d", bytes};
+  warmup::d2d_scope dd3{"d2d", bytes, stream};
+
+  // Names that are not string literals.
+  warmup::region_scope from_temporary{std::string("tempo") + "rary"};
+  warmup::launch_scope from_view{view_name, stream};
+  warmup::scope<warmup::op::h2d> spelled_out{view_name, bytes, stream};
+
+  WARMUP_SCOPE("macro");
+  WARMUP_SCOPE("macro", stream);
+  WARMUP_FUNC_SCOPE();
+}
+
+int main() {
+  every_form(nullptr);
+
+  const warmup::report r = warmup::snapshot();
+  check(!r.enabled, "snapshot().enabled is false");
+  check(r.sites.empty(), "snapshot().sites is empty");
+
+  std::ostringstream table;
+  warmup::print(r, table);
+  check(table.str().find("disabled") != std::string::npos, "print() says warmup is disabled");
+
+  const std::string json = warmup::to_json(r);
+  check(json.find(R"("enabled":false)") != std::string::npos, R"(to_json() has "enabled":false)");
+  check(json.find(R"("sites":[])") != std::string::npos, R"(to_json() has "sites":[])");
+  std::puts("ok");
+}

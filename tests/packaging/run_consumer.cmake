@@ -1,0 +1,60 @@
+# cmake -P script: configures, builds and runs a consumer project of warmup, then checks what the
+# program printed. Used by both consumer tests in tests/packaging/CMakeLists.txt.
+#
+#   SOURCE_DIR      the consumer project
+#   SCRATCH_DIR     wiped first, so every run starts from nothing
+#   GENERATOR, MAKE_PROGRAM, CXX_COMPILER   the parent build's, passed through
+#   CONFIGURE_ARGS  extra -D options for the consumer (a list)
+#   INSTALL_FROM    optional: a build tree to `cmake --install` into SCRATCH_DIR/prefix first;
+#                   the consumer then must find warmup there and nowhere else
+#   EXPECT_ENABLED  ON: the report must hold the "step" site; OFF: it must say it is disabled
+cmake_minimum_required(VERSION 3.25)
+
+file(REMOVE_RECURSE "${SCRATCH_DIR}")
+set(prefix "${SCRATCH_DIR}/prefix")
+set(build "${SCRATCH_DIR}/build")
+
+if(INSTALL_FROM)
+  execute_process(COMMAND "${CMAKE_COMMAND}" --install "${INSTALL_FROM}" --prefix "${prefix}"
+                  COMMAND_ERROR_IS_FATAL ANY)
+  list(APPEND CONFIGURE_ARGS "-DCMAKE_PREFIX_PATH=${prefix}")
+endif()
+
+execute_process(
+  COMMAND "${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${build}" -G "${GENERATOR}"
+          "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
+          ${CONFIGURE_ARGS}
+  COMMAND_ERROR_IS_FATAL ANY)
+
+if(INSTALL_FROM)
+  # A warmup found elsewhere (a system install, the package registry) would test the wrong thing.
+  file(STRINGS "${build}/CMakeCache.txt" found REGEX "^warmup_DIR:")
+  string(FIND "${found}" "=${prefix}/" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "the consumer found warmup outside the test prefix ${prefix}: ${found}")
+  endif()
+endif()
+
+execute_process(COMMAND "${CMAKE_COMMAND}" --build "${build}" COMMAND_ERROR_IS_FATAL ANY)
+
+set(exe "${build}/consumer")
+if(NOT EXISTS "${exe}")
+  set(exe "${build}/Debug/consumer")  # multi-configuration generators
+endif()
+execute_process(COMMAND "${exe}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${exe} exited with ${rc}\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+
+set(expected [["schema":"warmup.report/1"]])
+if(EXPECT_ENABLED)
+  list(APPEND expected [["name":"step"]])
+else()
+  list(APPEND expected [["enabled":false]])  # the parent build was configured WARMUP_DISABLE=ON
+endif()
+foreach(text IN LISTS expected)
+  string(FIND "${out}" "${text}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "the consumer's output lacks ${text}\nstdout:\n${out}\nstderr:\n${err}")
+  endif()
+endforeach()
