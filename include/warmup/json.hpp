@@ -56,6 +56,7 @@ inline void write_timing(json_out& j, const char* k, const timing* t) {
   j.key("calls"), j.value(t->calls);
   write_ns(j, "first", t->first);
   j.key("warmup_calls"), j.value(t->warmup_calls);
+  write_ns(j, "total", t->total);
   j.key("first_call_excess");
   if (t->first_call_excess) j.value(static_cast<long long>(t->first_call_excess->count()));
   else j.null();
@@ -145,7 +146,9 @@ inline std::string to_json(const report& r) {
       j.key("first"), j.value(s.bytes->bytes_first);
       j.key("total"), j.value(s.bytes->bytes_total);
       detail::write_optional(j, "first_gbps", s.bytes->first_gbps);
+      j.key("sizes_vary"), j.value(s.bytes->sizes_vary);
       detail::write_optional(j, "steady_gbps", s.bytes->steady_gbps);
+      detail::write_optional(j, "mean_gbps", s.bytes->mean_gbps);
       j.close('}');
     }
     j.key("device_untimed");

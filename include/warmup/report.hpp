@@ -41,19 +41,26 @@ struct timing {
   std::uint64_t calls = 0;            ///< measured calls in this domain
   std::chrono::nanoseconds first{};   ///< the first measured call
   std::uint64_t warmup_calls = 0;     ///< leading calls found slower than the steady state
+  std::chrono::nanoseconds total{};   ///< all measured calls together
   std::optional<steady_state> steady;
   std::optional<std::chrono::nanoseconds> first_call_excess;  ///< first - steady p50
 };
 
 /// @brief Bytes moved by a copy site, and the bandwidth they give.
 ///
-/// Bandwidth uses device time when the site has it, host time otherwise, and bytes per call as
-/// given to the scope (`bytes_first` for the first call, the mean over all calls for steady).
+/// Bandwidth is in GB/s (1e9 bytes a second), from device time when the site has it, host time
+/// otherwise. The steady figure needs every call to move the same number of bytes; where sizes
+/// vary it is empty and `mean_gbps` (all bytes over all time) is the figure to read.
+/// \code
+///   if (s.bytes && s.bytes->steady_gbps) std::cout << *s.bytes->steady_gbps << " GB/s\n";
+/// \endcode
 struct transfer {
   std::uint64_t bytes_first = 0;
   std::uint64_t bytes_total = 0;
-  std::optional<double> first_gbps;   ///< GB/s (1e9 bytes per second) of the first call
-  std::optional<double> steady_gbps;  ///< GB/s at the steady p50
+  bool sizes_vary = false;            ///< calls moved different numbers of bytes
+  std::optional<double> first_gbps;   ///< the first call
+  std::optional<double> steady_gbps;  ///< bytes per call over the steady p50 (equal sizes only)
+  std::optional<double> mean_gbps;    ///< all bytes over the time of all calls
 };
 
 /// @brief Everything measured at one site: a (kind, name) pair.

@@ -132,6 +132,10 @@ class scope {
     if (bytes_ != 0) {
       if (index_ == 0) site_->bytes_first.store(bytes_, std::memory_order_relaxed);
       site_->bytes_total.fetch_add(bytes_, std::memory_order_relaxed);
+      // Any size unlike the first marks the site (the first's own store may still be on its
+      // way from another thread: snapshot() also compares the total with calls x first).
+      if (index_ != 0 && bytes_ != site_->bytes_first.load(std::memory_order_relaxed))
+        site_->bytes_vary.store(true, std::memory_order_relaxed);
     }
     if (std::uncaught_exceptions() > uncaught_)
       site_->exceptions.fetch_add(1, std::memory_order_relaxed);

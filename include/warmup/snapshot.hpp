@@ -72,6 +72,8 @@ inline std::vector<std::string> notes_for(const site_report& s) {
         host_extra > std::chrono::microseconds{20})
       notes.push_back("the first launch waited on the host, not the GPU: module loading or JIT at the call");
   }
+  if (s.bytes && s.bytes->sizes_vary)
+    notes.push_back("calls moved different numbers of bytes: read the mean bandwidth, not a steady one");
   if (s.device_captured != 0)
     notes.push_back(std::to_string(s.device_captured) +
                     " calls ran inside a graph capture and were host-timed only");
@@ -101,10 +103,13 @@ inline site_report read_site(site& s) {
     transfer x;
     x.bytes_first = s.bytes_first.load(std::memory_order_relaxed);
     x.bytes_total = total;
+    x.sizes_vary = s.bytes_vary.load(std::memory_order_relaxed) || total != x.bytes_first * r.calls;
     const timing& t = r.device ? *r.device : r.host;
+    // Bytes per nanosecond are GB/s.
     if (t.first.count() > 0) x.first_gbps = double(x.bytes_first) / double(t.first.count());
-    if (t.steady && t.steady->p50.count() > 0 && r.calls != 0)
-      x.steady_gbps = (double(total) / double(r.calls)) / double(t.steady->p50.count());
+    if (!x.sizes_vary && t.steady && t.steady->p50.count() > 0)
+      x.steady_gbps = double(x.bytes_first) / double(t.steady->p50.count());
+    if (t.total.count() > 0 && t.calls == r.calls) x.mean_gbps = double(total) / double(t.total.count());
     r.bytes = x;
   }
   r.exceptions = s.exceptions.load(std::memory_order_relaxed);

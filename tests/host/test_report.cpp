@@ -26,7 +26,8 @@ warmup::report sample_report() {
   copy.host.warmup_calls = 1;
   copy.host.steady = warmup::steady_state{2, 1ms, 1ms, 1ms, 1ms, 1ms, 1ms};
   copy.host.first_call_excess = 2ms;
-  copy.bytes = warmup::transfer{1'000'000, 3'000'000, 0.333, 1.0};
+  copy.host.total = 5ms;
+  copy.bytes = warmup::transfer{1'000'000, 3'000'000, false, 0.333, 1.0, 0.6};
   r.sites = {once, copy};
   return r;
 }
@@ -43,7 +44,7 @@ TEST_CASE("the table shows every site, its figures and its notes") {
   CHECK(t.find("note: no steady state yet") != std::string::npos);
   CHECK(t.find("upload") != std::string::npos);
   CHECK(t.find("+2.00 ms") != std::string::npos);
-  CHECK(t.find("0.3 / 1.0") != std::string::npos);
+  CHECK(t.find("0.3 / 1.0 / 0.6") != std::string::npos);
 }
 
 TEST_CASE("JSON: absent figures are null, never invented") {
@@ -51,9 +52,10 @@ TEST_CASE("JSON: absent figures are null, never invented") {
   CHECK(j.find("\"schema\":\"warmup.report/1\"") != std::string::npos);
   CHECK(j.find("\"device\":null") != std::string::npos);
   CHECK(j.find("\"name\":\"once\",\"op\":\"context\",\"calls\":1,\"host_ns\":{\"calls\":1,\"first\":120000000,"
-               "\"warmup_calls\":0,\"first_call_excess\":null,\"steady\":null},\"device_ns\":null,\"bytes\":null") !=
+               "\"warmup_calls\":0,\"total\":0,\"first_call_excess\":null,\"steady\":null},\"device_ns\":null,\"bytes\":null") !=
         std::string::npos);
-  CHECK(j.find("\"bytes\":{\"first\":1000000,\"total\":3000000,\"first_gbps\":0.333,\"steady_gbps\":1}") !=
+  CHECK(j.find("\"bytes\":{\"first\":1000000,\"total\":3000000,\"first_gbps\":0.333,\"sizes_vary\":false,"
+               "\"steady_gbps\":1,\"mean_gbps\":0.6}") !=
         std::string::npos);
   CHECK(j.find('\n') == std::string::npos);
 }

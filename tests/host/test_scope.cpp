@@ -70,10 +70,14 @@ TEST_CASE("copies and allocations keep their bytes") {
   CHECK(up->bytes->bytes_first == 1000);
   CHECK(up->bytes->bytes_total == 10000);
   CHECK(up->bytes->first_gbps);
+  CHECK(up->bytes->sizes_vary);  // 1000, 2000, 3000, 4000 bytes: no single steady bandwidth
+  CHECK_FALSE(up->bytes->steady_gbps);
+  CHECK(up->bytes->mean_gbps);
   const auto* a = find_site(r, "scope.alloc", op_kind::alloc);
   REQUIRE(a != nullptr);
   REQUIRE(a->bytes);
   CHECK(a->bytes->bytes_total == (1u << 20));
+  CHECK_FALSE(a->bytes->sizes_vary);
   const auto* plain = find_site(r, "scope.sleep");
   if (plain != nullptr) CHECK_FALSE(plain->bytes);
 }

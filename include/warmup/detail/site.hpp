@@ -35,6 +35,7 @@ struct site {
 
   std::atomic<std::uint64_t> bytes_first{0};
   std::atomic<std::uint64_t> bytes_total{0};
+  std::atomic<bool> bytes_vary{false};
   std::atomic<std::uint64_t> exceptions{0};  ///< calls left by an exception
 
   // Why calls that asked for device timing did not get it.

@@ -83,6 +83,9 @@ inline timing summarize(const series_data& d) {
   if (t.calls == 0) return t;
   t.first = ns(d.first.empty() ? d.later_min : d.first.front());
   t.warmup_calls = warmup_length(d);
+  std::uint64_t all = d.later_sum;
+  for (std::uint64_t v : d.first) all += v;
+  t.total = ns(all);
   if (t.calls == 1) return t;  // one call is a first call, not a steady state
   const std::vector<weighted> steady = calls_from(d, t.warmup_calls);
   const std::uint64_t n = total_of(steady);

@@ -12,9 +12,13 @@
 # scope function left behind by a "disabled" header would be code too.
 cmake_minimum_required(VERSION 3.25)
 
+if(NOT EXPECT MATCHES "^(SAME|DIFFERENT)$")
+  message(FATAL_ERROR "EXPECT must be SAME or DIFFERENT, not '${EXPECT}'")
+endif()
 file(REMOVE_RECURSE "${OUT_DIR}")
 file(MAKE_DIRECTORY "${OUT_DIR}")
 
+# Compiles `source`, disassembles the object into OUT_DIR/<name>.s and returns that text.
 function(disassemble source out_var)
   get_filename_component(name "${source}" NAME_WE)
   set(object "${OUT_DIR}/${name}.o")
@@ -22,8 +26,11 @@ function(disassemble source out_var)
                   COMMAND_ERROR_IS_FATAL ANY)
   execute_process(COMMAND "${OBJDUMP}" -d --no-show-raw-insn "${object}"
                   OUTPUT_VARIABLE listing COMMAND_ERROR_IS_FATAL ANY)
-  # The first line names the object file ("with_scopes.o:  file format elf64-x86-64"): drop it.
-  string(REGEX REPLACE "^[\r\n]*[^\n]*file format[^\n]*\n" "" listing "${listing}")
+  # The header line names the object file ("with_scopes.o:  file format elf64-x86-64"): drop
+  # it, and blank lines with it.
+  string(REGEX REPLACE "[^\n]*file format[^\n]*" "" listing "${listing}")
+  string(REGEX REPLACE "\n\n+" "\n" listing "${listing}")
+  file(WRITE "${OUT_DIR}/${name}.s" "${listing}")
   set(${out_var} "${listing}" PARENT_SCOPE)
 endfunction()
 
@@ -31,12 +38,12 @@ disassemble("${WITH}" with)
 disassemble("${WITHOUT}" without)
 
 if(EXPECT STREQUAL "SAME" AND NOT with STREQUAL without)
-  message(FATAL_ERROR "Scopes left code behind: the two objects differ.\n"
-                      "--- with scopes ---\n${with}\n--- without scopes ---\n${without}")
+  message(NOTICE "--- with scopes ---\n${with}\n--- without scopes ---\n${without}")
+  message(FATAL_ERROR "Scopes left code behind under WARMUP_DISABLE: the objects differ "
+                      "(listings above, and in ${OUT_DIR}/*.s).")
 elseif(EXPECT STREQUAL "DIFFERENT" AND with STREQUAL without)
-  message(FATAL_ERROR "The objects are identical, so this comparison cannot see scopes at all.\n"
-                      "--- both ---\n${with}")
-elseif(NOT EXPECT MATCHES "^(SAME|DIFFERENT)$")
-  message(FATAL_ERROR "EXPECT must be SAME or DIFFERENT, not '${EXPECT}'")
+  message(NOTICE "--- both ---\n${with}")
+  message(FATAL_ERROR "The objects are identical with scopes enabled, so this comparison "
+                      "cannot see scopes at all (listing above).")
 endif()
-message(STATUS "objects ${EXPECT} as expected")
+message(STATUS "the objects are ${EXPECT}, as expected")

@@ -1,0 +1,190 @@
+// first_inference: why the first inference is slow, measured.
+//
+// A small model (three fully connected layers: cuBLAS SGEMM, then our own bias + ReLU kernel)
+// fed from host data, run 100 times. Every step a real program takes is wrapped in a warmup
+// scope: device initialisation, the cuBLAS handle, the allocations, the weight upload, and in
+// each of the 100 calls the input upload, the forward pass (and each layer in it) and the
+// output download. The report then shows where the first call's time went.
+//
+//   first_inference                  print the report
+//   first_inference --json FILE      also write the JSON report to FILE
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <warmup/profile.hpp>
+
+namespace {
+
+constexpr int batch = 64;
+constexpr int widths[] = {1024, 2048, 1024, 16};  // input, two hidden layers, output
+constexpr int layers = 3;
+constexpr int calls = 100;
+
+// y[o, b] = max(0, y[o, b] + bias[o]) for a column-major [out x batch] activation.
+__global__ void bias_relu(float* y, const float* bias, int out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = fmaxf(0.0f, y[i] + bias[i % out]);
+}
+
+bool check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return true;
+  std::fprintf(stderr, "first_inference: %s failed: %s\n", what, cudaGetErrorString(e));
+  return false;
+}
+bool check(cublasStatus_t s, const char* what) {
+  if (s == CUBLAS_STATUS_SUCCESS) return true;
+  std::fprintf(stderr, "first_inference: %s failed: cuBLAS status %d\n", what, int(s));
+  return false;
+}
+
+// The same model on the CPU, in double, for the first sample: the GPU's answer is checked.
+std::vector<double> reference(const std::vector<std::vector<float>>& w, const std::vector<std::vector<float>>& b,
+                              const std::vector<float>& x) {
+  std::vector<double> a(x.begin(), x.begin() + widths[0]);
+  for (int l = 0; l < layers; ++l) {
+    const int in = widths[l], out = widths[l + 1];
+    std::vector<double> y(out);
+    for (int o = 0; o < out; ++o) {
+      double s = b[l][o];
+      for (int k = 0; k < in; ++k) s += double(w[l][o + std::size_t(out) * k]) * a[k];
+      y[o] = std::max(0.0, s);
+    }
+    a = y;
+  }
+  return a;
+}
+
+int report(const char* json_path, int status) {
+  const warmup::report r = warmup::snapshot(warmup::device_wait::yes);
+  warmup::print(r, std::cout);
+  if (json_path != nullptr) std::ofstream(json_path) << warmup::to_json(r) << '\n';
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* json_path = argc == 3 && std::strcmp(argv[1], "--json") == 0 ? argv[2] : nullptr;
+
+  // Host data first, outside any scope: weights, biases, one input batch per call.
+  std::mt19937 rng(1);
+  std::vector<std::vector<float>> w(layers), b(layers);
+  for (int l = 0; l < layers; ++l) {
+    const float scale = 1.0f / std::sqrt(float(widths[l]));
+    std::uniform_real_distribution<float> d(-scale, scale);
+    w[l].resize(std::size_t(widths[l]) * widths[l + 1]);
+    b[l].resize(widths[l + 1]);
+    for (auto& v : w[l]) v = d(rng);
+    for (auto& v : b[l]) v = d(rng);
+  }
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  std::vector<float> input(std::size_t(widths[0]) * batch), output(std::size_t(widths[layers]) * batch);
+  for (auto& v : input) v = unit(rng);
+
+  bool gpu = false;
+  {
+    // Creating the context: the first runtime call that needs a device pays for the driver
+    // and the context (REFERENCE.md: 100-200 ms).
+    warmup::context_scope init{"cudaSetDevice + cudaFree(0)"};
+    gpu = check(cudaSetDevice(0), "cudaSetDevice") && check(cudaFree(nullptr), "cudaFree(0)");
+  }
+  if (!gpu) {
+    std::fprintf(stderr, "first_inference: no usable GPU, so only the attempt is measured below\n");
+    return report(json_path, 0);
+  }
+  cudaStream_t stream;
+  cublasHandle_t handle;
+  if (!check(cudaStreamCreate(&stream), "cudaStreamCreate")) return report(json_path, 1);
+  bool have_handle = false;
+  {
+    // cuBLAS loads its own modules and sets up its workspace on the first handle.
+    warmup::region_scope s{"cublasCreate"};
+    have_handle = check(cublasCreate(&handle), "cublasCreate");
+  }
+  if (!have_handle) return report(json_path, 1);
+  if (!check(cublasSetStream(handle, stream), "cublasSetStream")) return report(json_path, 1);
+
+  std::vector<float*> dw(layers), db(layers), act(layers + 1);
+  bool allocated = true;
+  for (int l = 0; l < layers; ++l) {
+    const std::size_t wbytes = w[l].size() * sizeof(float), bbytes = b[l].size() * sizeof(float);
+    warmup::alloc_scope a{"cudaMalloc weights", wbytes + bbytes};
+    allocated = allocated && check(cudaMalloc(&dw[l], wbytes), "cudaMalloc") &&
+                check(cudaMalloc(&db[l], bbytes), "cudaMalloc");
+  }
+  for (int l = 0; l <= layers; ++l) {
+    const std::size_t bytes = std::size_t(widths[l]) * batch * sizeof(float);
+    warmup::alloc_scope a{"cudaMalloc activations", bytes};
+    allocated = allocated && check(cudaMalloc(&act[l], bytes), "cudaMalloc");
+  }
+  if (!allocated) return report(json_path, 1);
+  for (int l = 0; l < layers; ++l) {
+    // From pageable std::vector memory, as most programs do: the copy is staged by the driver.
+    const std::size_t wbytes = w[l].size() * sizeof(float), bbytes = b[l].size() * sizeof(float);
+    warmup::h2d_scope up{"upload weights", wbytes + bbytes, stream};
+    check(cudaMemcpyAsync(dw[l], w[l].data(), wbytes, cudaMemcpyHostToDevice, stream), "upload");
+    check(cudaMemcpyAsync(db[l], b[l].data(), bbytes, cudaMemcpyHostToDevice, stream), "upload");
+  }
+
+  const std::string gemm_names[] = {"sgemm 2048x1024", "sgemm 1024x2048", "sgemm 16x1024"};
+  const float one = 1.0f, zero = 0.0f;
+  for (int call = 0; call < calls; ++call) {
+    {
+      warmup::h2d_scope up{"upload input", input.size() * sizeof(float), stream};
+      check(cudaMemcpyAsync(act[0], input.data(), input.size() * sizeof(float), cudaMemcpyHostToDevice, stream),
+            "upload input");
+    }
+    {
+      warmup::region_scope forward{"forward", stream};
+      for (int l = 0; l < layers; ++l) {
+        const int in = widths[l], out = widths[l + 1];
+        {
+          warmup::launch_scope gemm{gemm_names[l], stream};
+          check(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, out, batch, in, &one, dw[l], out, act[l], in, &zero,
+                            act[l + 1], out),
+                "cublasSgemm");
+        }
+        {
+          WARMUP_SCOPE("bias_relu", stream);
+          const int n = out * batch;
+          bias_relu<<<(n + 255) / 256, 256, 0, stream>>>(act[l + 1], db[l], out, n);
+        }
+      }
+    }
+    {
+      warmup::d2h_scope down{"download output", output.size() * sizeof(float), stream};
+      check(cudaMemcpyAsync(output.data(), act[layers], output.size() * sizeof(float), cudaMemcpyDeviceToHost,
+                            stream),
+            "download");
+      check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");  // the program reads the output
+    }
+  }
+  if (!check(cudaGetLastError(), "the forward passes")) return report(json_path, 1);
+
+  // The GPU's answer for the first sample against the CPU's.
+  const std::vector<double> ref = reference(w, b, input);
+  double err = 0, norm = 0;
+  for (int o = 0; o < widths[layers]; ++o) {
+    err += (output[o] - ref[o]) * (output[o] - ref[o]);
+    norm += ref[o] * ref[o];
+  }
+  const double rel = std::sqrt(err / std::max(norm, 1e-30));
+  std::printf("output check: relative error %.2e against a double-precision CPU reference\n", rel);
+
+  const int status = report(json_path, rel < 1e-3 ? 0 : 1);
+  cublasDestroy(handle);
+  for (auto* p : dw) cudaFree(p);
+  for (auto* p : db) cudaFree(p);
+  for (auto* p : act) cudaFree(p);
+  cudaStreamDestroy(stream);
+  return status;
+}

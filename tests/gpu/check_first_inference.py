@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Runs examples/first_inference and checks that its report shows the cold costs where they are.
+
+Exits 77 (skipped) when the example found no GPU.
+usage: check_first_inference.py PROGRAM
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+program = sys.argv[1]
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "report.json")
+    run = subprocess.run([program, "--json", path], capture_output=True, text=True)
+    sys.stdout.write(run.stdout)
+    sys.stderr.write(run.stderr)
+    if "no usable GPU" in run.stderr:
+        sys.exit(77)
+    assert run.returncode == 0, run.returncode
+    doc = json.load(open(path, encoding="utf-8"))
+
+assert doc["device"] is not None and doc["device_status"] == "ok", doc["device_status"]
+sites = {(s["op"], s["name"]): s for s in doc["sites"]}
+
+
+def site(op, name):
+    assert (op, name) in sites, (op, name, sorted(sites))
+    return sites[(op, name)]
+
+
+init = site("context", "cudaSetDevice + cudaFree(0)")
+assert init["calls"] == 1 and init["host_ns"]["steady"] is None
+assert init["host_ns"]["first"] > 10_000_000, init  # context creation: tens of ms or more
+
+forward = site("region", "forward")
+assert forward["calls"] == 100
+for clock in ("host_ns", "device_ns"):
+    t = forward[clock]
+    assert t is not None and t["calls"] == 100, (clock, t)
+host = forward["host_ns"]
+assert host["warmup_calls"] >= 1, host
+assert host["first"] > 3 * host["steady"]["p50"], host  # the first forward is cold
+assert host["first_call_excess"] == host["first"] - host["steady"]["p50"]
+
+gemm = site("launch", "sgemm 2048x1024")
+assert gemm["device_ns"] is not None and gemm["device_ns"]["calls"] == 100
+assert gemm["host_ns"]["first"] > 3 * gemm["host_ns"]["steady"]["p50"], gemm["host_ns"]
+
+relu = site("region", "bias_relu")
+assert relu["calls"] == 300 and relu["device_ns"]["calls"] == 300
+assert relu["host_ns"]["first"] > 3 * relu["host_ns"]["steady"]["p50"], relu["host_ns"]
+
+up = site("h2d", "upload input")
+assert up["bytes"]["first"] == 1024 * 64 * 4 and up["bytes"]["steady_gbps"] > 0
+
+print(f"context {init['host_ns']['first'] / 1e6:.1f} ms; forward first {host['first'] / 1e6:.2f} ms, "
+      f"steady p50 {host['steady']['p50'] / 1e6:.3f} ms ({host['first'] / host['steady']['p50']:.0f}x); "
+      f"first sgemm host {gemm['host_ns']['first'] / 1e6:.2f} ms vs {gemm['host_ns']['steady']['p50'] / 1e3:.1f} us")
