@@ -101,8 +101,10 @@ TEST_CASE("1000 timed launches return before the GPU has run them: no hidden syn
     return n == streams;
   };
 
+  // The scenario must hold for raw events first (under compute-sanitizer, which slows every
+  // launch, it does not: .ci/gpu-run leaves this case out there).
   const auto control = busy_loop(false);
-  REQUIRE(all_busy());  // the scenario is valid: raw events did not fill the queues
+  REQUIRE(all_busy());
   REQUIRE(control < std::chrono::milliseconds(300));
   CHECK_CUDA(cudaDeviceSynchronize());
 
