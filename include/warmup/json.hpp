@@ -60,6 +60,12 @@ inline void write_timing(json_out& j, const char* k, const timing* t) {
   j.key("first_call_excess");
   if (t->first_call_excess) j.value(static_cast<long long>(t->first_call_excess->count()));
   else j.null();
+  write_ns(j, "warmup_excess", t->warmup_excess);
+  j.key("cold_recurrences");
+  j.open('{');
+  j.key("calls"), j.value(t->cold_recurrences);
+  write_ns(j, "excess", t->cold_excess);
+  j.close('}');
   j.key("steady");
   if (!t->steady) {
     j.null();
@@ -70,9 +76,21 @@ inline void write_timing(json_out& j, const char* k, const timing* t) {
     write_ns(j, "p50", s.p50);
     write_ns(j, "p90", s.p90);
     write_ns(j, "p99", s.p99);
+    write_ns(j, "p999", s.p999);
     write_ns(j, "min", s.min);
     write_ns(j, "max", s.max);
     write_ns(j, "mean", s.mean);
+    write_ns(j, "stddev", s.stddev);
+    j.key("p50_ci95");
+    if (s.p50_low && s.p50_high) {
+      j.open('[');
+      j.value(static_cast<long long>(s.p50_low->count()));
+      j.value(static_cast<long long>(s.p50_high->count()));
+      j.close(']');
+    } else {
+      j.null();
+    }
+    j.key("enough_calls"), j.value(s.enough_calls);
     j.close('}');
   }
   j.close('}');

@@ -65,7 +65,7 @@ inline void print(const report& r, std::ostream& os) {
   os << '\n';
 
   const std::vector<std::string> head = {"site", "op", "clock", "calls", "warm-up", "first",
-                                         "p50",  "p90", "p99",  "first excess", "GB/s first/steady/mean"};
+                                         "p50",  "p90", "p99",  "first excess", "warm-up excess", "GB/s first/steady/mean"};
   std::vector<std::vector<std::string>> rows;
   std::vector<std::vector<std::string>> notes;  // printed under each site's rows
   for (const site_report& s : r.sites) {
@@ -84,6 +84,7 @@ inline void print(const report& r, std::ostream& os) {
       c.push_back(q(&steady_state::p90));
       c.push_back(q(&steady_state::p99));
       c.push_back(detail::cell_duration(t.first_call_excess, true));
+      c.push_back(t.warmup_calls != 0 ? detail::cell_duration(t.warmup_excess, true) : std::string("-"));
       const bool bw_here = s.bytes && (s.device ? &t == &*s.device : true);
       c.push_back(bw_here ? detail::cell_gbps(s.bytes->first_gbps) + " / " + detail::cell_gbps(s.bytes->steady_gbps) +
                                 " / " + detail::cell_gbps(s.bytes->mean_gbps)

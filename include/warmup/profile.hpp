@@ -20,10 +20,12 @@
 /// \endcode
 ///
 /// Headers, one concept each: op.hpp (operation kinds), scope.hpp (scopes and macros),
-/// report.hpp (the report's types), snapshot.hpp (`snapshot()`), print.hpp (table), json.hpp (JSON). Compile with
+/// report.hpp (the report's types), snapshot.hpp (`snapshot()`), cold.hpp (idle
+/// threshold and `expect_cold()`), print.hpp (table), json.hpp (JSON). Compile with
 /// `WARMUP_DISABLE` to remove every measurement while keeping every type.
 #pragma once
 
+#include "warmup/cold.hpp"
 #include "warmup/config.hpp"
 #include "warmup/json.hpp"
 #include "warmup/op.hpp"

@@ -14,19 +14,27 @@
 namespace warmup {
 inline namespace v1 {
 
-/// @brief Steady-state figures of a site: every call after its warm-up.
+/// @brief Steady-state figures of a site: every call after its warm-up, cold recurrences apart.
 ///
 /// Percentiles are nearest-rank. They are exact while the steady calls all fall among a site's
 /// first 64 calls; beyond that, later calls are counted in a log-linear histogram and a
-/// percentile is within 0.78% of the true value (see README, "How exact"). `min`, `max` and
-/// `mean` are exact.
+/// percentile is within 1/128 (0.78%) of the true value. `min`, `max` and `mean` are exact;
+/// `stddev` (the sample standard deviation) is computed from exact sums. docs/statistics.md
+/// says how each figure is computed.
 /// \code
-///   if (s.host.steady) std::cout << s.host.steady->p50.count() << " ns\n";
+///   if (s.host.steady && s.host.steady->enough_calls)
+///     std::cout << s.host.steady->p50.count() << " ns\n";
 /// \endcode
 struct steady_state {
+  /// Fewer steady calls than this and the report warns that the p50 is not to be trusted.
+  static constexpr std::uint64_t enough = 20;
   std::uint64_t calls = 0;
-  std::chrono::nanoseconds p50{}, p90{}, p99{};
-  std::chrono::nanoseconds min{}, max{}, mean{};
+  std::chrono::nanoseconds p50{}, p90{}, p99{}, p999{};
+  std::chrono::nanoseconds min{}, max{}, mean{}, stddev{};
+  /// Distribution-free 95% confidence interval of the p50 (order statistics); empty below 6
+  /// calls, where no such interval exists.
+  std::optional<std::chrono::nanoseconds> p50_low, p50_high;
+  bool enough_calls = false;  ///< calls >= enough
 };
 
 /// @brief One clock domain (host or device) of one site.
@@ -44,6 +52,12 @@ struct timing {
   std::chrono::nanoseconds total{};   ///< all measured calls together
   std::optional<steady_state> steady;
   std::optional<std::chrono::nanoseconds> first_call_excess;  ///< first - steady p50
+  /// What the whole warm-up cost: the sum over warm-up calls of (call - steady p50).
+  std::chrono::nanoseconds warmup_excess{};
+  /// Calls after idling (or after warmup::expect_cold()) that ran above the steady band: counted
+  /// here and kept out of the steady figures.
+  std::uint64_t cold_recurrences = 0;
+  std::chrono::nanoseconds cold_excess{};  ///< their total excess over the steady p50
 };
 
 /// @brief Bytes moved by a copy site, and the bandwidth they give.

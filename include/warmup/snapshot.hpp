@@ -11,6 +11,7 @@
 #include "warmup/detail/device_timer.hpp"
 #include "warmup/detail/site.hpp"
 #include "warmup/detail/statistics.hpp"
+#include "warmup/detail/text.hpp"
 #endif
 
 #if WARMUP_ENABLED
@@ -85,6 +86,14 @@ inline std::vector<std::string> notes_for(const site_report& s) {
   if (s.exceptions != 0)
     notes.push_back(std::to_string(s.exceptions) + " calls ended by an exception");
   if (!h.steady && h.calls > 0) notes.push_back("no steady state yet: too few calls");
+  if (h.steady && !h.steady->enough_calls)
+    notes.push_back("only " + std::to_string(h.steady->calls) + " steady calls: the p50 is uncertain" +
+                    (h.steady->p50_low ? " (95% interval " + format_duration(*h.steady->p50_low) + " to " +
+                                             format_duration(*h.steady->p50_high) + ")"
+                                       : std::string(" (too few for a 95% interval)")));
+  if (h.cold_recurrences != 0)
+    notes.push_back(std::to_string(h.cold_recurrences) + " calls were cold again after idling (" +
+                    format_duration(h.cold_excess) + " in all), kept out of the steady figures");
   return notes;
 }
 

@@ -20,6 +20,7 @@ with tempfile.TemporaryDirectory() as tmp:
         sys.exit(77)
     assert run.returncode == 0, run.returncode
     doc = json.load(open(path, encoding="utf-8"))
+    raw_lines = open(path + ".raw", encoding="utf-8").read().split()
 
 assert doc["device"] is not None and doc["device_status"] == "ok", doc["device_status"]
 sites = {(s["op"], s["name"]): s for s in doc["sites"]}
@@ -58,3 +59,35 @@ assert up["bytes"]["first"] == 1024 * 64 * 4 and up["bytes"]["steady_gbps"] > 0
 print(f"context {init['host_ns']['first'] / 1e6:.1f} ms; forward first {host['first'] / 1e6:.2f} ms, "
       f"steady p50 {host['steady']['p50'] / 1e6:.3f} ms ({host['first'] / host['steady']['p50']:.0f}x); "
       f"first sgemm host {gemm['host_ns']['first'] / 1e6:.2f} ms vs {gemm['host_ns']['steady']['p50'] / 1e3:.1f} us")
+
+# The library's warm-up and first-call excess against the same rule applied to a plain clock's
+# timing of the same 100 forward calls (docs/statistics.md: the band, then Conway's rule).
+def warmup_of(calls):
+    rest = sorted(calls[1:])
+    median = rest[(len(rest) + 1) // 2 - 1]
+    exact = calls[1:64]
+    dev = sorted(abs(v - median) for v in exact)
+    sigma = 1.4826 * dev[len(dev) // 2]
+    top = median + max(4 * sigma, 0.25 * median)
+    run = 0
+    while run < len(calls) and calls[run] > top:
+        run += 1
+    window = calls[:64]
+    w = 0
+    for r in range(1, run + 1):
+        if min(window[:r]) > max(window[r:], default=0):
+            w = r
+    return w
+
+
+raw = [int(x) for x in raw_lines]
+assert len(raw) == 100
+raw_w = warmup_of(raw)
+raw_steady = sorted(raw[raw_w:])
+raw_p50 = raw_steady[(len(raw_steady) + 1) // 2 - 1]
+raw_excess = raw[0] - raw_p50
+lib_excess = host["first_call_excess"]
+print(f"warm-up: library {host['warmup_calls']}, raw clock {raw_w}; first-call excess: library "
+      f"{lib_excess / 1e6:.3f} ms, raw clock {raw_excess / 1e6:.3f} ms")
+assert host["warmup_calls"] == raw_w, (host["warmup_calls"], raw_w)
+assert abs(lib_excess - raw_excess) <= 0.01 * raw_excess, (lib_excess, raw_excess)

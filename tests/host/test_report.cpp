@@ -52,7 +52,8 @@ TEST_CASE("JSON: absent figures are null, never invented") {
   CHECK(j.find("\"schema\":\"warmup.report/1\"") != std::string::npos);
   CHECK(j.find("\"device\":null") != std::string::npos);
   CHECK(j.find("\"name\":\"once\",\"op\":\"context\",\"calls\":1,\"host_ns\":{\"calls\":1,\"first\":120000000,"
-               "\"warmup_calls\":0,\"total\":0,\"first_call_excess\":null,\"steady\":null},\"device_ns\":null,\"bytes\":null") !=
+               "\"warmup_calls\":0,\"total\":0,\"first_call_excess\":null,\"warmup_excess\":0,"
+               "\"cold_recurrences\":{\"calls\":0,\"excess\":0},\"steady\":null},\"device_ns\":null,\"bytes\":null") !=
         std::string::npos);
   CHECK(j.find("\"bytes\":{\"first\":1000000,\"total\":3000000,\"first_gbps\":0.333,\"sizes_vary\":false,"
                "\"steady_gbps\":1,\"mean_gbps\":0.6}") !=

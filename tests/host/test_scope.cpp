@@ -120,3 +120,42 @@ TEST_CASE("threads sharing and not sharing sites lose and double-count no call")
     CHECK(s->calls == calls);
   }
 }
+
+TEST_CASE("a slow call after the site idled is a cold recurrence, not steady noise") {
+  const auto saved = warmup::idle_threshold();
+  warmup::set_idle_threshold(std::chrono::milliseconds(30));
+  const auto call = [](std::chrono::milliseconds inside) {
+    warmup::region_scope s{"scope.cold_again"};
+    if (inside.count() != 0) std::this_thread::sleep_for(inside);
+  };
+  for (int i = 0; i < 20; ++i) call(0ms);
+  std::this_thread::sleep_for(40ms);  // idle for longer than the threshold
+  call(25ms);                          // and slow again
+  for (int i = 0; i < 20; ++i) call(0ms);
+  warmup::set_idle_threshold(saved);
+
+  const auto r = warmup::snapshot();
+  const auto* s = find_site(r, "scope.cold_again");
+  REQUIRE(s != nullptr);
+  CHECK(s->calls == 41);
+  CHECK(s->host.cold_recurrences == 1);
+  REQUIRE(s->host.steady);
+  CHECK(s->host.cold_excess >= 25ms - s->host.steady->p50);
+  CHECK(s->host.steady->max < 25ms);  // kept out of every steady figure
+}
+
+TEST_CASE("expect_cold() makes every site's next call a candidate") {
+  const auto call = [](std::chrono::milliseconds inside) {
+    warmup::launch_scope s{"scope.after_reset"};
+    if (inside.count() != 0) std::this_thread::sleep_for(inside);
+  };
+  for (int i = 0; i < 20; ++i) call(0ms);
+  warmup::expect_cold();  // as after cudaDeviceReset()
+  call(20ms);
+  for (int i = 0; i < 20; ++i) call(0ms);
+  const auto r = warmup::snapshot();
+  const auto* s = find_site(r, "scope.after_reset", op_kind::launch);
+  REQUIRE(s != nullptr);
+  CHECK(s->host.cold_recurrences == 1);
+  CHECK(s->host.warmup_calls <= 1);
+}

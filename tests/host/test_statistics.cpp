@@ -2,7 +2,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "warmup/detail/series.hpp"
@@ -12,23 +14,44 @@ using namespace warmup::detail;
 using std::chrono::nanoseconds;
 
 namespace {
-warmup::timing summarize_values(const std::vector<std::uint64_t>& values) {
+warmup::timing summarize_values(const std::vector<std::uint64_t>& values, const std::vector<bool>& after_idle = {}) {
   series s;
-  for (std::size_t i = 0; i < values.size(); ++i) s.record(i, values[i]);
+  for (std::size_t i = 0; i < values.size(); ++i) s.record(i, values[i], i < after_idle.size() && after_idle[i]);
   return summarize(s.read());
 }
 
-std::vector<std::uint64_t> noisy(std::size_t n, double mean, double sd, std::uint64_t seed) {
+using draw = std::function<double(std::mt19937_64&)>;
+
+// Steady-state shapes around 1 ms: the noise real GPU calls show, and worse.
+const std::vector<std::pair<const char*, draw>>& shapes() {
+  static const std::vector<std::pair<const char*, draw>> s = {
+      {"normal 5%", [](std::mt19937_64& r) { return std::normal_distribution<double>(1e6, 5e4)(r); }},
+      {"uniform", [](std::mt19937_64& r) { return std::uniform_real_distribution<double>(0.8e6, 1.2e6)(r); }},
+      {"lognormal", [](std::mt19937_64& r) { return std::lognormal_distribution<double>(std::log(1e6), 0.5)(r); }},
+      {"bimodal", [](std::mt19937_64& r) {
+         return std::bernoulli_distribution(0.3)(r) ? std::normal_distribution<double>(1.5e6, 3e4)(r)
+                                                    : std::normal_distribution<double>(1e6, 3e4)(r);
+       }},
+      {"heavy-tailed (Pareto 2.5)", [](std::mt19937_64& r) {
+         return 1e6 / std::pow(1.0 - std::uniform_real_distribution<double>(0, 1)(r), 1.0 / 2.5);
+       }},
+  };
+  return s;
+}
+
+std::vector<std::uint64_t> sample(const draw& d, std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::normal_distribution<double> d(mean, sd);
   std::vector<std::uint64_t> v;
+  v.reserve(n);
   for (std::size_t i = 0; i < n; ++i) v.push_back(static_cast<std::uint64_t>(std::max(1.0, d(rng))));
   return v;
 }
+
+std::vector<std::uint64_t> noisy(std::size_t n, std::uint64_t seed) { return sample(shapes()[0].second, n, seed); }
 }  // namespace
 
 TEST_CASE("one slow first call is a warm-up of one") {
-  std::vector<std::uint64_t> v = noisy(50, 1e6, 2e4, 1);
+  std::vector<std::uint64_t> v = noisy(50, 1);
   v[0] = 20'000'000;
   const warmup::timing t = summarize_values(v);
   CHECK(t.calls == 50);
@@ -39,28 +62,82 @@ TEST_CASE("one slow first call is a warm-up of one") {
   CHECK(t.steady->p50.count() == Approx(1e6).epsilon(0.05));
   REQUIRE(t.first_call_excess);
   CHECK(*t.first_call_excess == t.first - t.steady->p50);
+  CHECK(t.warmup_excess == *t.first_call_excess);
 }
 
-TEST_CASE("a decaying warm-up of five calls is found whole") {
-  std::vector<std::uint64_t> v = noisy(60, 1e6, 3e4, 2);
+TEST_CASE("a decaying warm-up of five calls is found whole, and its cost summed") {
+  std::vector<std::uint64_t> v = noisy(60, 2);
   const std::uint64_t head[] = {30'000'000, 20'000'000, 10'000'000, 5'000'000, 2'000'000};
   std::copy(std::begin(head), std::end(head), v.begin());
-  CHECK(summarize_values(v).warmup_calls == 5);
+  const warmup::timing t = summarize_values(v);
+  CHECK(t.warmup_calls == 5);
+  REQUIRE(t.steady);
+  CHECK(t.warmup_excess == nanoseconds{67'000'000} - 5 * t.steady->p50);
+}
+
+TEST_CASE("property: injected warm-ups of 1 to 5 calls are found, in every shape") {
+  // The answer may be one call longer when the first noise call after the warm-up is itself an
+  // outlier slower than all that follow (a true reading of the data, about 1% of samples here),
+  // and shorter when a later noise call outruns a warm-up call. Both stay rare. Under the heavy
+  // tail one call in 2000 is 16x the median, so there the warm-up calls are 5x slower still.
+  constexpr int seeds = 500;
+  for (const auto& [name, d] : shapes())
+    for (std::size_t k = 1; k <= 5; ++k) {
+      const std::uint64_t scale = std::string(name).find("heavy") != std::string::npos ? 5 : 1;
+      int exact = 0, shorter = 0;
+      for (std::uint64_t seed = 0; seed < seeds; ++seed) {
+        std::vector<std::uint64_t> v = sample(d, 80, seed);
+        const std::uint64_t median = [&] {
+          auto c = v;
+          std::nth_element(c.begin(), c.begin() + 40, c.end());
+          return c[40];
+        }();
+        for (std::size_t i = 0; i < k; ++i) v[i] = scale * median * (40 - 6 * i);  // 40x, 34x, ... 16x
+        const auto w = summarize_values(v).warmup_calls;
+        exact += w == k;
+        shorter += w < k;
+      }
+      INFO(name << ", warm-up of " << k << ": exact in " << exact << " of " << seeds << ", shorter in " << shorter);
+      CHECK(exact >= seeds * 97 / 100);
+      CHECK(shorter <= seeds / 100);
+    }
+}
+
+TEST_CASE("property: pure noise is not called warm-up (at most 1% longer than 2 calls)") {
+  for (const auto& [name, d] : shapes())
+    for (std::size_t n : {50, 64, 200, 5000}) {
+      int long_warmups = 0, any = 0;
+      constexpr int seeds = 1000;
+      for (std::uint64_t seed = 0; seed < seeds; ++seed) {
+        const auto w = summarize_values(sample(d, n, 1000 + seed)).warmup_calls;
+        long_warmups += w > 2;
+        any += w > 0;
+      }
+      INFO(name << ", " << n << " calls: " << long_warmups << " of " << seeds << " longer than 2, " << any
+                << " with any");
+      CHECK(long_warmups <= seeds / 100);
+    }
 }
 
 TEST_CASE("a site that starts warm has no warm-up") {
   for (std::uint64_t seed = 0; seed < 200; ++seed) {
-    const warmup::timing t = summarize_values(noisy(60, 1e6, 5e4, seed));
+    const warmup::timing t = summarize_values(noisy(60, seed));
     INFO("seed " << seed);
     CHECK(t.warmup_calls <= 1);
   }
 }
 
 TEST_CASE("few calls give honest answers") {
+  SECTION("no calls") {
+    const warmup::timing t = summarize_values({});
+    CHECK(t.calls == 0);
+    CHECK_FALSE(t.steady);
+  }
   SECTION("one call: a first call and no steady state") {
     const warmup::timing t = summarize_values({5000});
     CHECK(t.calls == 1);
     CHECK(t.first == nanoseconds{5000});
+    CHECK(t.warmup_calls == 0);
     CHECK_FALSE(t.steady);
     CHECK_FALSE(t.first_call_excess);
   }
@@ -68,8 +145,12 @@ TEST_CASE("few calls give honest answers") {
     const warmup::timing t = summarize_values({9000, 1000});
     CHECK(t.warmup_calls == 1);
     REQUIRE(t.steady);
+    CHECK(t.steady->calls == 1);
     CHECK(t.steady->p50 == nanoseconds{1000});
+    CHECK(t.steady->stddev == nanoseconds{0});
     CHECK(*t.first_call_excess == nanoseconds{8000});
+    CHECK_FALSE(t.steady->p50_low);
+    CHECK_FALSE(t.steady->enough_calls);
   }
   SECTION("three equal calls") {
     const warmup::timing t = summarize_values({1000, 1000, 1000});
@@ -77,42 +158,144 @@ TEST_CASE("few calls give honest answers") {
     REQUIRE(t.steady);
     CHECK(t.steady->calls == 3);
     CHECK(*t.first_call_excess == nanoseconds{0});
+    CHECK(t.steady->stddev == nanoseconds{0});
   }
-  SECTION("no calls") {
-    const warmup::timing t = summarize_values({});
-    CHECK(t.calls == 0);
-    CHECK_FALSE(t.steady);
+  SECTION("three calls, the first slow") {
+    const warmup::timing t = summarize_values({50'000, 1000, 1100});
+    CHECK(t.warmup_calls == 1);
+    REQUIRE(t.steady);
+    CHECK(t.steady->calls == 2);
+    CHECK(t.steady->p50 == nanoseconds{1000});
+    CHECK(t.steady->mean == nanoseconds{1050});
   }
 }
 
-TEST_CASE("percentiles: exact within the first calls, within 0.78% beyond") {
-  SECTION("exact nearest-rank on 64 calls") {
+TEST_CASE("the p50's confidence interval comes from order statistics") {
+  SECTION("ranks") {
+    CHECK_FALSE(median_interval_ranks(5));
+    CHECK(*median_interval_ranks(6) == std::pair<std::uint64_t, std::uint64_t>{1, 6});
+    CHECK(*median_interval_ranks(20) == std::pair<std::uint64_t, std::uint64_t>{6, 15});
+    CHECK(*median_interval_ranks(100) == std::pair<std::uint64_t, std::uint64_t>{40, 61});
+    const auto big = *median_interval_ranks(1'000'000);
+    CHECK(big.first == 499020);
+    CHECK(big.second == 1'000'001 - 499020);
+  }
+  SECTION("values and the warning") {
     std::vector<std::uint64_t> v;
-    for (std::uint64_t i = 1; i <= 64; ++i) v.push_back(1000 + i);
+    for (std::uint64_t i = 1; i <= 10; ++i) v.push_back(1000 + i);  // a warm start: no warm-up
     const warmup::timing t = summarize_values(v);
     REQUIRE(t.steady);
-    CHECK(t.warmup_calls == 0);
-    CHECK(t.steady->p50 == nanoseconds{1032});
-    CHECK(t.steady->p90 == nanoseconds{1058});  // ceil(0.9 * 64) = 58th value
-    CHECK(t.steady->min == nanoseconds{1001});
-    CHECK(t.steady->max == nanoseconds{1064});
+    REQUIRE(t.steady->p50_low);
+    CHECK(*t.steady->p50_low == nanoseconds{1002});   // rank 2 of 10
+    CHECK(*t.steady->p50_high == nanoseconds{1009});  // rank 9 of 10
+    CHECK_FALSE(t.steady->enough_calls);
+    CHECK(summarize_values(noisy(30, 9)).steady->enough_calls);
   }
-  SECTION("lognormal, 10^6 calls") {
-    std::mt19937_64 rng(3);
-    std::lognormal_distribution<double> d(13.0, 0.5);
-    std::vector<std::uint64_t> v;
-    for (int i = 0; i < 1'000'000; ++i) v.push_back(static_cast<std::uint64_t>(d(rng)));
+  SECTION("coverage: the interval holds the true median in at least 95% of samples") {
+    int covered = 0;
+    constexpr int trials = 2000;
+    for (std::uint64_t seed = 0; seed < trials; ++seed) {
+      const auto t = summarize_values(sample(shapes()[2].second, 40, 50'000 + seed));
+      covered += t.steady && t.steady->p50_low && t.steady->p50_low->count() <= 1'000'000 &&
+                 t.steady->p50_high->count() >= 1'000'000;
+    }
+    CHECK(covered >= trials * 94 / 100);  // 95% nominal, at least; a little slack for chance
+  }
+}
+
+TEST_CASE("steady figures within 1% of the exact ones on 10^6 calls of every shape") {
+  for (const auto& [name, d] : shapes()) {
+    const std::vector<std::uint64_t> v = sample(d, 1'000'000, 77);
     const warmup::timing t = summarize_values(v);
+    INFO(name << ": warm-up " << t.warmup_calls);
+    REQUIRE(t.steady);
     std::vector<std::uint64_t> sorted(v.begin() + static_cast<long>(t.warmup_calls), v.end());
     std::sort(sorted.begin(), sorted.end());
     const auto exact = [&](double q) {
-      return double(sorted[static_cast<std::size_t>(std::ceil(q * double(sorted.size()))) - 1]);
+      return double(sorted[static_cast<std::size_t>(std::ceil(q * double(sorted.size()) - 1e-9)) - 1]);
     };
-    REQUIRE(t.steady);
-    CHECK(double(t.steady->p50.count()) == Approx(exact(0.5)).epsilon(0.0079));
-    CHECK(double(t.steady->p90.count()) == Approx(exact(0.9)).epsilon(0.0079));
-    CHECK(double(t.steady->p99.count()) == Approx(exact(0.99)).epsilon(0.0079));
+    double mean = 0, sq = 0;
+    for (auto x : sorted) mean += double(x);
+    mean /= double(sorted.size());
+    for (auto x : sorted) sq += (double(x) - mean) * (double(x) - mean);
+    const double stddev = std::sqrt(sq / double(sorted.size() - 1));
+    CHECK(t.steady->calls == sorted.size());
+    CHECK(double(t.steady->p50.count()) == Approx(exact(0.5)).epsilon(0.01));
+    CHECK(double(t.steady->p90.count()) == Approx(exact(0.9)).epsilon(0.01));
+    CHECK(double(t.steady->p99.count()) == Approx(exact(0.99)).epsilon(0.01));
+    CHECK(double(t.steady->p999.count()) == Approx(exact(0.999)).epsilon(0.01));
     CHECK(t.steady->min.count() == static_cast<long long>(sorted.front()));
     CHECK(t.steady->max.count() == static_cast<long long>(sorted.back()));
+    CHECK(double(t.steady->mean.count()) == Approx(mean).margin(1.0));
+    CHECK(double(t.steady->stddev.count()) == Approx(stddev).epsilon(0.001));
   }
+}
+
+TEST_CASE("exact percentiles while the steady calls fit the exact window") {
+  std::vector<std::uint64_t> v;
+  for (std::uint64_t i = 1; i <= 64; ++i) v.push_back(1000 + i);
+  const warmup::timing t = summarize_values(v);
+  REQUIRE(t.steady);
+  CHECK(t.warmup_calls == 0);
+  CHECK(t.steady->p50 == nanoseconds{1032});
+  CHECK(t.steady->p90 == nanoseconds{1058});  // ceil(0.9 * 64) = 58th value
+  CHECK(t.steady->min == nanoseconds{1001});
+  CHECK(t.steady->max == nanoseconds{1064});
+}
+
+TEST_CASE("cold recurrences: slow calls after idling are counted apart, fast ones are steady") {
+  std::vector<std::uint64_t> v = noisy(3000, 5);
+  std::vector<bool> idle(v.size(), false);
+  v[0] = 30'000'000;                        // warm-up
+  idle[40] = true, v[40] = 25'000'000;       // cold again, inside the exact window
+  idle[1000] = true, v[1000] = 20'000'000;   // cold again, later
+  idle[2000] = true;                         // idle, but warm: an ordinary steady call
+  const warmup::timing t = summarize_values(v, idle);
+  CHECK(t.calls == 3000);
+  CHECK(t.warmup_calls == 1);
+  CHECK(t.cold_recurrences == 2);
+  REQUIRE(t.steady);
+  CHECK(t.steady->calls == 2997);
+  CHECK(t.steady->max < nanoseconds{2'000'000});  // not in the steady p99 nor anywhere steady
+  CHECK(t.cold_excess == nanoseconds{45'000'000} - 2 * t.steady->p50);
+}
+
+TEST_CASE("10^7 calls leave a series' memory unchanged") {
+  series s;
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<std::uint64_t> d(900'000, 1'200'000);
+  for (std::uint64_t i = 0; i < 100'000; ++i) s.record(i, d(rng));
+  const std::size_t warm = s.bytes();
+  for (std::uint64_t i = 100'000; i < 10'100'000; ++i) s.record(i, d(rng), i % 1000 == 0);
+  CHECK(s.bytes() == warm);
+  const auto t = summarize(s.read());
+  CHECK(t.calls == 10'100'000);
+}
+
+TEST_CASE("the worked example of docs/statistics.md") {
+  const std::vector<std::uint64_t> v = {30000, 20000, 10000, 5000, 2000, 1000, 1020, 980,  1050, 990, 1010, 970,
+                                        1000,  1030,  960,   1000, 1040, 990,  1010, 1000, 995,  1005, 2500, 1000};
+  std::vector<bool> idle(v.size(), false);
+  idle[22] = true;
+  const warmup::timing t = summarize_values(v, idle);
+  CHECK(t.calls == 24);
+  CHECK(t.warmup_calls == 5);
+  CHECK(t.cold_recurrences == 1);
+  CHECK(t.cold_excess == nanoseconds{1500});
+  CHECK(*t.first_call_excess == nanoseconds{29000});
+  CHECK(t.warmup_excess == nanoseconds{62000});
+  CHECK(t.total == nanoseconds{87550});
+  REQUIRE(t.steady);
+  const warmup::steady_state& s = *t.steady;
+  CHECK(s.calls == 18);
+  CHECK(s.p50 == nanoseconds{1000});
+  CHECK(s.p90 == nanoseconds{1040});
+  CHECK(s.p99 == nanoseconds{1050});
+  CHECK(s.min == nanoseconds{960});
+  CHECK(s.max == nanoseconds{1050});
+  CHECK(s.mean == nanoseconds{1003});
+  CHECK(s.stddev == nanoseconds{23});
+  CHECK(*s.p50_low == nanoseconds{990});
+  CHECK(*s.p50_high == nanoseconds{1010});
+  CHECK_FALSE(s.enough_calls);
 }

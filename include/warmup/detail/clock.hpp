@@ -11,6 +11,11 @@ namespace warmup::detail {
 /// machines (REFERENCE.md), cheap enough to read twice a scope.
 using clock = std::chrono::steady_clock;
 
+inline std::uint64_t ns_since_epoch(clock::time_point t) noexcept {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
+}
+
 inline std::uint64_t ns_between(clock::time_point a, clock::time_point b) noexcept {
   const auto d = std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
   return d > 0 ? static_cast<std::uint64_t>(d) : 0;

@@ -152,8 +152,8 @@ inline device_mark device_begin(site* s, std::uint64_t index, cudaStream_t strea
   return m;
 }
 
-inline void device_end(const device_mark& m, cudaStream_t stream) noexcept {
-  if (m.ring != nullptr) m.ring->end(m.seq, stream);
+inline void device_end(const device_mark& m, cudaStream_t stream, bool after_idle) noexcept {
+  if (m.ring != nullptr) m.ring->end(m.seq, stream, after_idle);
 }
 
 }  // namespace warmup::detail

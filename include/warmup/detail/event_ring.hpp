@@ -98,9 +98,10 @@ class event_ring {
   }
 
   /// Records the end event of slot `seq` on the stream its start was recorded on.
-  void end(std::uint64_t seq, cudaStream_t stream) noexcept {
+  void end(std::uint64_t seq, cudaStream_t stream, bool after_idle) noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     slot& sl = at(seq);
+    sl.after_idle = after_idle;
     const cudaError_t e = cudaEventRecord(sl.end, stream);
     sl.state = e == cudaSuccess ? slot_state::recorded : slot_state::failed;
     if (e != cudaSuccess) on_device_error(device_, e);
@@ -123,6 +124,7 @@ class event_ring {
     site* s = nullptr;
     std::uint64_t index = 0;
     slot_state state = slot_state::free;
+    bool after_idle = false;
   };
 
   slot& at(std::uint64_t seq) noexcept { return slots_[seq & (slots_.size() - 1)]; }
@@ -146,7 +148,7 @@ class event_ring {
         const cudaError_t t = e == cudaSuccess ? cudaEventElapsedTime(&ms, sl.start, sl.end) : e;
         if (t == cudaSuccess) {
           if (series* d = sl.s->device_series())
-            d->record(sl.index, static_cast<std::uint64_t>(std::llround(double(ms) * 1e6)));
+            d->record(sl.index, static_cast<std::uint64_t>(std::llround(double(ms) * 1e6)), sl.after_idle);
         } else {
           on_device_error(device_, t);
         }

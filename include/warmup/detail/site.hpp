@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "warmup/detail/nvtx.hpp"
+#include "warmup/detail/recurrence.hpp"
 #include "warmup/detail/series.hpp"
 #include "warmup/op.hpp"
 
@@ -32,6 +33,7 @@ struct site {
 
   std::atomic<std::uint64_t> entered{0};  ///< calls begun; also the next call's index
   series host;
+  idle_tracker idle;
 
   std::atomic<std::uint64_t> bytes_first{0};
   std::atomic<std::uint64_t> bytes_total{0};

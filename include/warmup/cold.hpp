@@ -1,0 +1,57 @@
+/// @file
+/// @brief When work gets cold again: idle sites, device resets, reloaded models.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+
+#include "warmup/config.hpp"
+
+#if WARMUP_ENABLED
+#include "warmup/detail/recurrence.hpp"
+#endif
+
+namespace warmup {
+inline namespace v1 {
+
+/// @brief Sets how long a site must have been idle before its next call is examined as a
+/// possible cold recurrence (default 1 s). Such a call that runs above the site's steady band
+/// is reported under `cold_recurrences`, not folded into the steady p99. Thread-safe; costs an
+/// atomic store.
+/// \code
+///   warmup::set_idle_threshold(std::chrono::milliseconds(200));
+/// \endcode
+inline void set_idle_threshold(std::chrono::nanoseconds idle) noexcept {
+#if WARMUP_ENABLED
+  detail::recurrence().idle_ns.store(static_cast<std::uint64_t>(std::max<std::chrono::nanoseconds::rep>(idle.count(), 0)),
+                                     std::memory_order_relaxed);
+#else
+  (void)idle;
+#endif
+}
+
+/// @brief The idle time after which a call is examined as a cold recurrence.
+inline std::chrono::nanoseconds idle_threshold() noexcept {
+#if WARMUP_ENABLED
+  return std::chrono::nanoseconds{
+      static_cast<std::chrono::nanoseconds::rep>(detail::recurrence().idle_ns.load(std::memory_order_relaxed))};
+#else
+  return std::chrono::nanoseconds{0};
+#endif
+}
+
+/// @brief Says that the program's work may be cold again (after `cudaDeviceReset`, a model
+/// reload, a new CUDA context): the next call of every site is examined as a cold recurrence,
+/// however recently it ran. Thread-safe; costs an atomic increment.
+/// \code
+///   cudaDeviceReset();
+///   warmup::expect_cold();
+/// \endcode
+inline void expect_cold() noexcept {
+#if WARMUP_ENABLED
+  detail::recurrence().epoch.fetch_add(1, std::memory_order_relaxed);
+#endif
+}
+
+}  // namespace v1
+}  // namespace warmup

@@ -1,0 +1,48 @@
+/// @file
+/// @brief What makes a call a candidate for "cold again": an idle site, or a program that said so.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace warmup::detail {
+
+struct recurrence_settings {
+  /// A call that starts this long after its site's previous call ended is examined as a
+  /// possible cold recurrence (GPU clocks drop, caches and TLBs empty after idling). 1 s default.
+  std::atomic<std::uint64_t> idle_ns{1'000'000'000};
+  /// Bumped by warmup::expect_cold(): the next call of every site is examined.
+  std::atomic<std::uint32_t> epoch{0};
+};
+
+inline recurrence_settings& recurrence() noexcept {
+  static recurrence_settings s;  // trivially destructible: safe in static destructors
+  return s;
+}
+
+/// The site's side: when it last ended (coarse: updated at most once a millisecond, so threads
+/// sharing a site do not write its cache line on every call) and the epoch it last saw.
+class idle_tracker {
+ public:
+  /// Called as a call ends, with its start and end in steady-clock nanoseconds; returns whether
+  /// the call is a cold-recurrence candidate.
+  bool candidate(std::uint64_t start_ns, std::uint64_t end_ns) noexcept {
+    const recurrence_settings& r = recurrence();
+    const std::uint64_t last = last_end_.load(std::memory_order_relaxed);
+    bool idle = last != 0 && start_ns > last && start_ns - last >= r.idle_ns.load(std::memory_order_relaxed);
+    if (end_ns >= last + coarse_ns) last_end_.store(end_ns, std::memory_order_relaxed);
+    const std::uint32_t e = r.epoch.load(std::memory_order_relaxed);
+    if (epoch_.load(std::memory_order_relaxed) != e) {
+      epoch_.store(e, std::memory_order_relaxed);
+      idle = idle || last != 0;  // a site's very first call is a first call, not a recurrence
+    }
+    return idle;
+  }
+
+ private:
+  static constexpr std::uint64_t coarse_ns = 1'000'000;
+  std::atomic<std::uint64_t> last_end_{0};
+  std::atomic<std::uint32_t> epoch_{0};
+};
+
+}  // namespace warmup::detail
