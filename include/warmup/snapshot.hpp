@@ -87,7 +87,8 @@ inline std::vector<std::string> notes_for(const site_report& s) {
     notes.push_back(std::to_string(s.exceptions) + " calls ended by an exception");
   if (!h.steady && h.calls > 0) notes.push_back("no steady state yet: too few calls");
   if (h.steady && !h.steady->enough_calls)
-    notes.push_back("only " + std::to_string(h.steady->calls) + " steady calls: the p50 is uncertain" +
+    notes.push_back("only " + std::to_string(h.steady->calls) + (h.steady->calls == 1 ? " steady call" : " steady calls") +
+                    ": the p50 is uncertain" +
                     (h.steady->p50_low ? " (95% interval " + format_duration(*h.steady->p50_low) + " to " +
                                              format_duration(*h.steady->p50_high) + ")"
                                        : std::string(" (too few for a 95% interval)")));
