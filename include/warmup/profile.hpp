@@ -27,9 +27,13 @@
 
 #include "warmup/cold.hpp"
 #include "warmup/config.hpp"
+#include "warmup/csv.hpp"
 #include "warmup/json.hpp"
 #include "warmup/op.hpp"
 #include "warmup/print.hpp"
 #include "warmup/report.hpp"
+#include "warmup/report_file.hpp"
 #include "warmup/scope.hpp"
 #include "warmup/snapshot.hpp"
+#include "warmup/svg.hpp"
+#include "warmup/trace.hpp"

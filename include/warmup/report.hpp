@@ -77,6 +77,17 @@ struct transfer {
   std::optional<double> mean_gbps;    ///< all bytes over the time of all calls
 };
 
+/// @brief One call placed in time, for timelines: a site's first calls and a sample after.
+///
+/// Times count from when the library was loaded. Device times come from the call's events,
+/// placed on the host clock through one reference event per device (within tens of
+/// microseconds).
+struct call_record {
+  std::uint64_t index = 0;  ///< 0 = the site's first call
+  std::chrono::nanoseconds host_start{}, host{};
+  std::optional<std::chrono::nanoseconds> device_start, device;
+};
+
 /// @brief Everything measured at one site: a (kind, name) pair.
 /// \code
 ///   for (const warmup::site_report& s : warmup::snapshot().sites)
@@ -95,6 +106,8 @@ struct site_report {
   std::uint64_t device_unavailable = 0;  ///< no GPU, a CUDA error, or no context yet
   std::uint64_t device_dropped = 0;      ///< too many device measurements in flight
   std::vector<std::string> notes;        ///< plain-language reading of the figures
+  std::vector<std::chrono::nanoseconds> first_calls;  ///< host time of the first 64 calls, in order
+  std::vector<call_record> timeline;     ///< the first calls and a thinning sample, in call order
 };
 
 /// @brief The GPU the report describes (the current device at snapshot time).

@@ -126,11 +126,14 @@ class scope {
 #if WARMUP_ENABLED
     if (site_ == nullptr) return;
     const auto stop = detail::clock::now();
+    const std::uint64_t host_ns = detail::ns_between(start_, stop) + carried_ns_;
     const bool after_idle =
         site_->idle.candidate(detail::ns_since_epoch(start_), detail::ns_since_epoch(stop));
+    // The timeline entry first: the device side of this call may be read back at any moment.
+    detail::timeline_host(&site_->line, index_, detail::ns_since_epoch(start_), host_ns);
     detail::device_end(mark_, stream_, after_idle);
     detail::nvtx_pop();
-    site_->host.record(index_, detail::ns_between(start_, stop) + carried_ns_, after_idle);
+    site_->host.record(index_, host_ns, after_idle);
     if (bytes_ != 0) {
       if (index_ == 0) site_->bytes_first.store(bytes_, std::memory_order_relaxed);
       site_->bytes_total.fetch_add(bytes_, std::memory_order_relaxed);

@@ -5,6 +5,7 @@
 #include "warmup/report.hpp"
 
 #if WARMUP_ENABLED
+#include <algorithm>
 #include <cstdio>
 #include <mutex>
 
@@ -46,6 +47,8 @@ inline std::optional<device_description> describe_device(std::string& status) {
   const cuda_state& st = cuda();
   if (st.runtime.load() == cuda_state::unavailable)
     status = st.why_unavailable;
+  else if (!cached && st.closed.load())
+    status = "not described: the program was exiting and CUDA may already be shut down";
   else if (!cached)
     status = "the current device could not be described";
   else
@@ -102,7 +105,8 @@ inline site_report read_site(site& s) {
   site_report r;
   r.name = s.name;
   r.op = s.op;
-  r.host = summarize(s.host.read());
+  const series_data host_data = s.host.read();
+  r.host = summarize(host_data);
   r.calls = r.host.calls;
   if (const series* d = s.device_series_if_any()) {
     timing t = summarize(d->read());
@@ -122,6 +126,24 @@ inline site_report read_site(site& s) {
     if (t.total.count() > 0 && t.calls == r.calls) x.mean_gbps = double(total) / double(t.total.count());
     r.bytes = x;
   }
+  for (const auto& c : host_data.first) r.first_calls.push_back(std::chrono::nanoseconds{static_cast<long long>(c.ns)});
+  const std::uint64_t origin = ns_since_epoch(process_start);
+  const auto since_origin = [&](std::uint64_t t) {
+    return std::chrono::nanoseconds{static_cast<long long>(t) - static_cast<long long>(origin)};
+  };
+  for (const timeline_call& c : s.line.read()) {
+    call_record rec;
+    rec.index = c.index;
+    rec.host_start = since_origin(c.host_start);
+    rec.host = std::chrono::nanoseconds{static_cast<long long>(c.host_ns)};
+    if (c.device_start != 0) {
+      rec.device_start = since_origin(c.device_start);
+      rec.device = std::chrono::nanoseconds{static_cast<long long>(c.device_ns)};
+    }
+    r.timeline.push_back(rec);
+  }
+  std::sort(r.timeline.begin(), r.timeline.end(),
+            [](const call_record& a, const call_record& b) { return a.index < b.index; });
   r.exceptions = s.exceptions.load(std::memory_order_relaxed);
   r.device_captured = s.device_captured.load(std::memory_order_relaxed);
   r.device_unavailable = s.device_unavailable.load(std::memory_order_relaxed);
@@ -155,8 +177,9 @@ enum class device_wait {
 #if WARMUP_ENABLED
 inline report snapshot(device_wait wait = device_wait::no) {
   report r;
+  const bool closed = detail::cuda().closed.load(std::memory_order_acquire);
   const std::size_t pending =
-      detail::rings().drain_all(wait == device_wait::yes ? detail::read_mode::wait : detail::read_mode::poll);
+      closed ? 0 : detail::rings().drain_all(wait == device_wait::yes ? detail::read_mode::wait : detail::read_mode::poll);
   r.device_pending = pending;
   r.device = detail::describe_device(r.device_status);
   for (detail::site* s : detail::sites().all()) {

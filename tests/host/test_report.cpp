@@ -24,10 +24,19 @@ warmup::report sample_report() {
   copy.calls = copy.host.calls = 3;
   copy.host.first = 3ms;
   copy.host.warmup_calls = 1;
-  copy.host.steady = warmup::steady_state{2, 1ms, 1ms, 1ms, 1ms, 1ms, 1ms};
+  warmup::steady_state steady;
+  steady.calls = 2;
+  steady.p50 = steady.p90 = steady.p99 = steady.p999 = steady.min = steady.max = steady.mean = 1ms;
+  copy.host.steady = steady;
   copy.host.first_call_excess = 2ms;
   copy.host.total = 5ms;
-  copy.bytes = warmup::transfer{1'000'000, 3'000'000, false, 0.333, 1.0, 0.6};
+  warmup::transfer bytes;
+  bytes.bytes_first = 1'000'000;
+  bytes.bytes_total = 3'000'000;
+  bytes.first_gbps = 0.333;
+  bytes.steady_gbps = 1.0;
+  bytes.mean_gbps = 0.6;
+  copy.bytes = bytes;
   r.sites = {once, copy};
   return r;
 }

@@ -159,3 +159,25 @@ TEST_CASE("expect_cold() makes every site's next call a candidate") {
   CHECK(s->host.cold_recurrences == 1);
   CHECK(s->host.warmup_calls <= 1);
 }
+
+TEST_CASE("the timeline keeps a site's first calls and a bounded sample after them") {
+  warmup::set_timeline_calls(8);
+  for (int i = 0; i < 1000; ++i) { warmup::region_scope s{"scope.timeline"}; }
+  warmup::set_timeline_calls(16);
+  const auto r = warmup::snapshot();
+  const auto* s = find_site(r, "scope.timeline");
+  REQUIRE(s != nullptr);
+  CHECK(s->first_calls.size() == 64);
+  REQUIRE(s->timeline.size() >= 8 + 8);
+  CHECK(s->timeline.size() <= 8 + 16);
+  for (std::uint64_t i = 0; i < 8; ++i) CHECK(s->timeline[i].index == i);
+  CHECK(s->timeline.back().index >= 512);  // the sample reaches the latest stretch
+  for (std::size_t i = 1; i < s->timeline.size(); ++i) {
+    CHECK(s->timeline[i].index > s->timeline[i - 1].index);
+    CHECK(s->timeline[i].host_start >= s->timeline[i - 1].host_start);
+  }
+  CHECK_FALSE(s->timeline.front().device_start);
+  const std::string trace = warmup::to_trace(r);
+  CHECK(trace.find("\"name\":\"scope.timeline\",\"cat\":\"region\",\"ph\":\"X\"") != std::string::npos);
+  CHECK(trace.find("\"cname\":\"terrible\"") != std::string::npos);
+}

@@ -16,6 +16,9 @@ inline std::uint64_t ns_since_epoch(clock::time_point t) noexcept {
       std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
 }
 
+/// When the library was loaded: timelines count from here.
+inline const clock::time_point process_start = clock::now();
+
 inline std::uint64_t ns_between(clock::time_point a, clock::time_point b) noexcept {
   const auto d = std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
   return d > 0 ? static_cast<std::uint64_t>(d) : 0;

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
+#include <cstdlib>
 #include <atomic>
 #include <mutex>
 #include <string>
@@ -59,6 +60,16 @@ struct cuda_state {
   primary_ctx_state_fn primary_ctx_state = nullptr;
   device_get_fn device_get = nullptr;
 
+  /// Per device, an event whose host time is known: device timestamps go on the host timeline
+  /// as that time plus the event's distance to the anchor.
+  std::array<std::atomic<cudaEvent_t>, max_devices> anchor{};
+  std::array<std::atomic<std::uint64_t>, max_devices> anchor_host_ns{};
+
+  /// Set once the program is exiting and the library must make no further CUDA call.
+  std::atomic<bool> closed{false};
+  /// Run at exit before the CUDA runtime's teardown (set when a report at exit is asked for).
+  void (*before_teardown)() = nullptr;
+
   // The library's own costs, reported apart from every measurement.
   std::atomic<std::uint64_t> event_pool_ns{0};
   std::atomic<std::uint64_t> event_pairs{0};
@@ -74,6 +85,7 @@ inline cuda_state& cuda() noexcept {
 /// initialisation this triggers is the one the program would have paid there anyway.
 inline bool runtime_available() noexcept {
   cuda_state& st = cuda();
+  if (st.closed.load(std::memory_order_acquire)) return false;
   const int r = st.runtime.load(std::memory_order_acquire);
   if (r != cuda_state::unknown) return r == cuda_state::available;
   static std::mutex m;
@@ -110,6 +122,9 @@ inline bool runtime_available() noexcept {
   else
     (void)cudaGetLastError();
   st.runtime.store(cuda_state::available, std::memory_order_release);
+  // The runtime has registered its own teardown by now; a handler registered after it runs
+  // before it.
+  if (st.before_teardown != nullptr) std::atexit(st.before_teardown);
   return true;
 }
 

@@ -12,6 +12,31 @@
 
 namespace warmup::detail {
 
+/// Records an event on a private stream and waits for it alone (never for the program's work),
+/// once per device, when the device's first ring is made: outside every measurement, and
+/// counted with the event pools.
+inline void make_anchor(int device) noexcept {
+  cuda_state& st = cuda();
+  if (st.anchor[static_cast<std::size_t>(device)].load(std::memory_order_acquire) != nullptr) return;
+  const auto t0 = clock::now();
+  device_guard on(device);
+  cudaStream_t s = nullptr;
+  cudaEvent_t e = nullptr;
+  cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  if (err == cudaSuccess) err = cudaEventCreate(&e);
+  if (err == cudaSuccess) err = cudaEventRecord(e, s);
+  if (err == cudaSuccess) err = cudaEventSynchronize(e);
+  const auto host = clock::now();
+  if (s != nullptr) (void)cudaStreamDestroy(s);
+  if (err != cudaSuccess) {
+    forget_own_error(err);
+    return;  // no device timeline: durations are still measured
+  }
+  st.anchor_host_ns[static_cast<std::size_t>(device)].store(ns_since_epoch(host), std::memory_order_relaxed);
+  st.anchor[static_cast<std::size_t>(device)].store(e, std::memory_order_release);
+  st.event_pool_ns.fetch_add(ns_between(t0, clock::now()), std::memory_order_relaxed);
+}
+
 /// Every ring ever made, so snapshots can drain rings of threads that have exited. Rings are
 /// never freed; a thread's rings are handed to the next thread that needs one for that device.
 class ring_list {
@@ -25,6 +50,7 @@ class ring_list {
             r->owned.compare_exchange_strong(free, true))
           return r;
       }
+      make_anchor(device);
       auto* r = new event_ring(device, generation);
       if (!r->usable()) {
         delete r;
@@ -95,7 +121,7 @@ struct device_mark {
 inline device_mark device_begin(site* s, std::uint64_t index, cudaStream_t stream,
                                 std::uint64_t& carried_ns) noexcept {
   cuda_state& st = cuda();
-  if (st.runtime.load(std::memory_order_acquire) != cuda_state::available) {
+  if (st.runtime.load(std::memory_order_acquire) != cuda_state::available || st.closed.load(std::memory_order_relaxed)) {
     const auto t0 = clock::now();
     const bool ok = runtime_available();
     carried_ns = ns_between(t0, clock::now());

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <mutex>
@@ -147,8 +148,9 @@ class event_ring {
         float ms = 0.0f;
         const cudaError_t t = e == cudaSuccess ? cudaEventElapsedTime(&ms, sl.start, sl.end) : e;
         if (t == cudaSuccess) {
-          if (series* d = sl.s->device_series())
-            d->record(sl.index, static_cast<std::uint64_t>(std::llround(double(ms) * 1e6)), sl.after_idle);
+          const auto ns = static_cast<std::uint64_t>(std::llround(double(ms) * 1e6));
+          if (series* d = sl.s->device_series()) d->record(sl.index, ns, sl.after_idle);
+          place_on_timeline(sl, ns);
         } else {
           on_device_error(device_, t);
         }
@@ -156,6 +158,22 @@ class event_ring {
       sl.state = slot_state::free;
       ++tail_;
     }
+  }
+
+  /// Puts the call's device side on its site's timeline, timed from the device's anchor.
+  void place_on_timeline(const slot& sl, std::uint64_t ns) noexcept {
+    const cuda_state& st = cuda();
+    cudaEvent_t anchor = st.anchor[static_cast<std::size_t>(device_)].load(std::memory_order_acquire);
+    if (anchor == nullptr) return;
+    timeline_entry* e = sl.s->line.find(sl.index);
+    if (e == nullptr) return;
+    float ms = 0.0f;
+    const cudaError_t err = cudaEventElapsedTime(&ms, anchor, sl.start);
+    if (err != cudaSuccess) return forget_own_error(err);
+    const double start = double(st.anchor_host_ns[static_cast<std::size_t>(device_)].load(std::memory_order_relaxed)) +
+                         double(ms) * 1e6;
+    e->device_start.store(static_cast<std::uint64_t>(std::max(1.0, start)), std::memory_order_relaxed);
+    e->device_ns.store(ns, std::memory_order_relaxed);
   }
 
   /// Adds `pairs` event pairs (doubling the ring), keeping pending slots at their sequence

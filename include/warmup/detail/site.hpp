@@ -15,6 +15,7 @@
 #include "warmup/detail/nvtx.hpp"
 #include "warmup/detail/recurrence.hpp"
 #include "warmup/detail/series.hpp"
+#include "warmup/detail/timeline.hpp"
 #include "warmup/op.hpp"
 
 namespace warmup::detail {
@@ -22,7 +23,10 @@ namespace warmup::detail {
 /// Everything the library knows about one (operation kind, name) pair. Sites are made once,
 /// never freed (a report at exit may still read them), and updated only through atomics.
 struct site {
-  site(op_kind k, std::string_view n, std::uint32_t i) : name(n), op(k), id(i) { nvtx.set(name); }
+  site(op_kind k, std::string_view n, std::uint32_t i)
+      : name(n), op(k), id(i), line(timeline_config().first_calls.load(std::memory_order_relaxed)) {
+    nvtx.set(name);
+  }
   site(const site&) = delete;
   site& operator=(const site&) = delete;
 
@@ -34,6 +38,7 @@ struct site {
   std::atomic<std::uint64_t> entered{0};  ///< calls begun; also the next call's index
   series host;
   idle_tracker idle;
+  timeline line;
 
   std::atomic<std::uint64_t> bytes_first{0};
   std::atomic<std::uint64_t> bytes_total{0};
@@ -62,7 +67,8 @@ struct site {
 
   std::size_t bytes() const noexcept {
     const series* d = device_series_if_any();
-    return sizeof(*this) + name.capacity() + (d != nullptr ? d->bytes() + sizeof(series) : 0);
+    return sizeof(*this) - sizeof(line) + line.bytes() + name.capacity() +
+           (d != nullptr ? d->bytes() : 0);
   }
 
  private:

@@ -62,6 +62,28 @@ inline void append_json_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
+/// `s` as valid UTF-8 for text formats: broken sequences and every control character that the
+/// format cannot carry (`keep` says which it can) become U+FFFD.
+enum class controls { keep_line_breaks, drop_all };
+inline std::string repair_utf8(std::string_view s, controls keep) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const bool line_break = c == '\n' || c == '\r' || c == '\t';
+    const bool control = c < 0x20 || c == 0x7F;
+    const std::size_t n = utf8_sequence(s, i);
+    if (n == 0 || (control && !(line_break && keep == controls::keep_line_breaks))) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(s.data() + i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
 /// For terminals: control characters and broken UTF-8 become '?', and the text is cut to
 /// `max_bytes` (on a character boundary) with "..." when longer.
 inline std::string printable(std::string_view s, std::size_t max_bytes) {

@@ -1,0 +1,189 @@
+/// @file
+/// @brief Writing reports to files and streams: `warmup::write_report`, and `WARMUP_REPORT` at exit.
+#pragma once
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <unistd.h>
+
+#include "warmup/csv.hpp"
+#include "warmup/json.hpp"
+#include "warmup/print.hpp"
+#include "warmup/report.hpp"
+#include "warmup/snapshot.hpp"
+#include "warmup/svg.hpp"
+#include "warmup/trace.hpp"
+
+namespace warmup {
+inline namespace v1 {
+
+/// @brief The formats a report can be written in.
+enum class report_format { table, json, csv, trace, svg };
+
+/// @brief Where one report goes: a standard stream or a file, and in which format.
+struct report_destination {
+  std::string target;  ///< "stdout", "stderr" or a path
+  report_format format = report_format::table;
+};
+
+/// @brief Parses a destination list as `WARMUP_REPORT` takes it: `stderr`, `stdout`, or a path
+/// whose extension picks the format (`.txt` table, `.json`, `.csv`, `.trace.json` timeline,
+/// `.svg`), or several of those separated by commas. Returns false, with `error` set, on any
+/// entry it cannot use; the entries it could parse are still in `out`.
+/// \code
+///   std::vector<warmup::report_destination> d;
+///   std::string error;
+///   warmup::parse_destinations("stderr,out/report.svg", d, error);
+/// \endcode
+inline bool parse_destinations(std::string_view spec, std::vector<report_destination>& out, std::string& error) {
+  const auto ends_with = [](std::string_view s, std::string_view e) {
+    return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
+  };
+  bool ok = true;
+  while (!spec.empty()) {
+    const std::size_t comma = spec.find(',');
+    std::string_view item = spec.substr(0, comma);
+    spec = comma == std::string_view::npos ? std::string_view{} : spec.substr(comma + 1);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item.empty()) continue;
+    report_destination d{std::string(item), report_format::table};
+    if (item == "stdout" || item == "stderr") d.format = report_format::table;
+    else if (ends_with(item, ".trace.json")) d.format = report_format::trace;
+    else if (ends_with(item, ".json")) d.format = report_format::json;
+    else if (ends_with(item, ".csv")) d.format = report_format::csv;
+    else if (ends_with(item, ".svg")) d.format = report_format::svg;
+    else if (ends_with(item, ".txt")) d.format = report_format::table;
+    else {
+      error += (error.empty() ? "" : "; ") + std::string("'") + detail::printable(item, 200) +
+               "' is neither stdout, stderr nor a path ending in .txt, .json, .csv, .trace.json or .svg";
+      ok = false;
+      continue;
+    }
+    out.push_back(std::move(d));
+  }
+  return ok;
+}
+
+/// @brief The report in one format, as text.
+inline std::string format_report(const report& r, report_format f) {
+  switch (f) {
+    case report_format::json: return to_json(r) + "\n";
+    case report_format::csv: return to_csv(r);
+    case report_format::trace: return to_trace(r) + "\n";
+    case report_format::svg: return to_svg(r);
+    case report_format::table: break;
+  }
+  std::ostringstream os;
+  print(r, os);
+  return os.str();
+}
+
+/// @brief Writes `text` to `path` safely: into a temporary file beside it, then renamed over
+/// it, so a crash or a full disk never leaves a half-written file where a good one was.
+/// Returns an empty string, or why it failed (naming the path).
+inline std::string write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) return "cannot write '" + path + "': " + std::strerror(errno);
+  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+  const int write_errno = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!written || !closed) {
+    std::remove(tmp.c_str());
+    return "cannot write '" + path + "': " + std::strerror(written ? errno : write_errno);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    std::remove(tmp.c_str());
+    return "cannot write '" + path + "': " + std::strerror(e);
+  }
+  return {};
+}
+
+/// @brief Writes `r` to every destination of `spec` (see `parse_destinations`). A destination
+/// that cannot be written gets a message on stderr naming it and the reason, and the table
+/// goes to stderr in its place, so nothing measured is lost. Never throws. Returns whether
+/// every destination was written.
+/// \code
+///   warmup::write_report(warmup::snapshot(), "stderr,report.json,report.svg");
+/// \endcode
+inline bool write_report(const report& r, std::string_view spec) noexcept {
+  try {
+    std::vector<report_destination> dests;
+    std::string error;
+    bool ok = parse_destinations(spec, dests, error);
+    if (!ok) std::fprintf(stderr, "warmup: WARMUP_REPORT: %s\n", error.c_str());
+    bool table_to_stderr = false;
+    for (const report_destination& d : dests) {
+      const std::string text = format_report(r, d.format);
+      if (d.target == "stdout" || d.target == "stderr") {
+        std::FILE* stream = d.target == "stdout" ? stdout : stderr;
+        std::fwrite(text.data(), 1, text.size(), stream);
+        std::fflush(stream);
+        table_to_stderr = table_to_stderr || d.target == "stderr";
+        continue;
+      }
+      const std::string why = write_file_atomically(d.target, text);
+      if (!why.empty()) {
+        ok = false;
+        std::fprintf(stderr, "warmup: %s; the report goes to stderr instead\n", detail::printable(why, 600).c_str());
+        if (!table_to_stderr) {
+          const std::string table = format_report(r, report_format::table);
+          std::fwrite(table.data(), 1, table.size(), stderr);
+          table_to_stderr = true;
+        }
+      }
+    }
+    return ok;
+  } catch (...) {
+    std::fputs("warmup: the report could not be written (out of memory)\n", stderr);
+    return false;
+  }
+}
+
+}  // namespace v1
+}  // namespace warmup
+
+#if WARMUP_ENABLED
+namespace warmup::detail {
+
+/// The report at exit. Registered before main when WARMUP_REPORT is set; it makes no CUDA call
+/// (the runtime may be gone by then): device measurements were read back by the handler below,
+/// which runs before the CUDA runtime's own teardown.
+/// Registered when the CUDA runtime is first seen working, so it runs before the runtime's own
+/// teardown (exit handlers run in reverse order): waits for and reads back every device
+/// measurement, describes the device, then closes the library's use of CUDA.
+inline void read_back_before_teardown() noexcept {
+  std::string status;
+  (void)describe_device(status);
+  (void)rings().drain_all(read_mode::wait);
+  cuda().closed.store(true, std::memory_order_release);
+}
+
+inline void report_at_exit() noexcept {
+  const char* spec = std::getenv("WARMUP_REPORT");
+  if (spec == nullptr) return;
+  cuda().closed.store(true, std::memory_order_release);
+  write_report(snapshot(), spec);
+}
+
+inline bool register_report_at_exit() noexcept {
+  const char* spec = std::getenv("WARMUP_REPORT");
+  if (spec == nullptr || *spec == '\0') return false;
+  cuda().before_teardown = &read_back_before_teardown;
+  return std::atexit(report_at_exit) == 0;
+}
+
+inline const bool report_at_exit_registered = register_report_at_exit();
+
+}  // namespace warmup::detail
+#endif

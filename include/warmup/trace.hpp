@@ -1,0 +1,110 @@
+/// @file
+/// @brief `warmup::to_trace`: a timeline in the Chrome Trace Event format (Perfetto, chrome://tracing).
+#pragma once
+
+#include <string>
+
+#include "warmup/json.hpp"
+#include "warmup/report.hpp"
+
+#if WARMUP_ENABLED
+#include "warmup/detail/timeline.hpp"
+#endif
+
+namespace warmup::detail {
+
+inline void trace_metadata(json_out& j, int pid, int tid, const char* what, std::string_view name) {
+  j.open('{');
+  j.key("ph"), j.value(std::string_view{"M"});
+  j.key("pid"), j.value(pid);
+  j.key("tid"), j.value(tid);
+  j.key("name"), j.value(std::string_view{what});
+  j.key("args");
+  j.open('{');
+  j.key("name"), j.value(name);
+  j.close('}');
+  j.close('}');
+}
+
+inline void trace_number(json_out& j, const char* k, std::chrono::nanoseconds d) {
+  j.key(k);
+  j.value(double(d.count()) / 1e3);  // the format counts microseconds
+}
+
+}  // namespace warmup::detail
+
+namespace warmup {
+inline namespace v1 {
+
+/// @brief How many calls of each site, from its first, go on the timeline (16 by default);
+/// later calls are sampled. Applies to sites made after the call: set it before the first
+/// scope. Costs each site 40 bytes per call kept.
+/// \code
+///   warmup::set_timeline_calls(100);   // at the start of main
+/// \endcode
+inline void set_timeline_calls(std::uint32_t calls) noexcept {
+#if WARMUP_ENABLED
+  detail::timeline_config().first_calls.store(calls == 0 ? 1 : calls, std::memory_order_relaxed);
+#else
+  (void)calls;
+#endif
+}
+
+/// @brief The timeline of every site as Chrome Trace Event JSON, for Perfetto
+/// (ui.perfetto.dev, "Open trace file") or chrome://tracing: no Nsight needed.
+///
+/// Each site has a row in the "host" process and, when device-timed, one in the "device N"
+/// process. The first `warmup::set_timeline_calls(n)` calls of each site (16 by default) are
+/// there, then a sample thinning by powers of two. The first call is coloured as "terrible",
+/// warm-up calls as "bad", cold recurrences aside; each event's args carry the call index and
+/// whether it was first or warm-up. Times count from when the library was loaded.
+/// \code
+///   std::ofstream("warmup.trace.json") << warmup::to_trace(warmup::snapshot());
+/// \endcode
+inline std::string to_trace(const report& r) {
+  detail::json_out j;
+  j.open('{');
+  j.key("displayTimeUnit"), j.value(std::string_view{"ns"});
+  j.key("traceEvents");
+  j.open('[');
+  const int device_pid = 2;
+  detail::trace_metadata(j, 1, 0, "process_name", "host");
+  if (r.device) detail::trace_metadata(j, device_pid, 0, "process_name", "device " + std::to_string(r.device->index) + ": " + r.device->name);
+  else detail::trace_metadata(j, device_pid, 0, "process_name", "device");
+  int tid = 0;
+  for (const site_report& s : r.sites) {
+    ++tid;
+    const std::string row = std::string(to_string(s.op)) + ": " + s.name;
+    detail::trace_metadata(j, 1, tid, "thread_name", row);
+    if (s.device) detail::trace_metadata(j, device_pid, tid, "thread_name", row);
+    for (const call_record& c : s.timeline) {
+      for (int side = 0; side < 2; ++side) {
+        if (side == 1 && !c.device_start) continue;
+        const timing& t = side == 0 ? s.host : *s.device;
+        const bool first = c.index == 0, warm = c.index < t.warmup_calls;
+        j.open('{');
+        j.key("name"), j.value(std::string_view{s.name});
+        j.key("cat"), j.value(to_string(s.op));
+        j.key("ph"), j.value(std::string_view{"X"});
+        j.key("pid"), j.value(side == 0 ? 1 : device_pid);
+        j.key("tid"), j.value(tid);
+        detail::trace_number(j, "ts", side == 0 ? c.host_start : *c.device_start);
+        detail::trace_number(j, "dur", side == 0 ? c.host : *c.device);
+        if (first || warm) j.key("cname"), j.value(std::string_view{first ? "terrible" : "bad"});
+        j.key("args");
+        j.open('{');
+        j.key("call"), j.value(c.index);
+        j.key("first"), j.value(first);
+        j.key("warmup"), j.value(warm);
+        j.close('}');
+        j.close('}');
+      }
+    }
+  }
+  j.close(']');
+  j.close('}');
+  return std::move(j.text);
+}
+
+}  // namespace v1
+}  // namespace warmup

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""The report at exit, chosen by WARMUP_REPORT: every format, several at once, bad values and
+unwritable paths, and the program's exit status never changed.
+
+usage: check_exit_report.py PROGRAM
+"""
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+program = sys.argv[1]
+failures = []
+
+
+def run(report, how="return", code=0):
+    env = dict(os.environ)
+    if report is None:
+        env.pop("WARMUP_REPORT", None)
+    else:
+        env["WARMUP_REPORT"] = report
+    p = subprocess.run([program, how, str(code)], env=env, capture_output=True, timeout=60)
+    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
+
+
+def check(name, condition, detail=""):
+    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"))
+    if not condition:
+        failures.append(name)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    rc, out, err = run(None, code=5)
+    check("no WARMUP_REPORT: no report, status kept", rc == 5 and "warmup report" not in out + err, (rc, err))
+
+    rc, out, err = run("stderr", code=3)
+    check("stderr: the table on stderr, status kept", rc == 3 and "exit.step" in err and "warmup report" in err, (rc, err))
+
+    rc, out, err = run("stdout")
+    check("stdout: the table on stdout", rc == 0 and "exit.step" in out, out)
+
+    paths = {f: os.path.join(tmp, "r" + f) for f in (".txt", ".json", ".csv", ".trace.json", ".svg")}
+    rc, out, err = run(",".join(paths.values()), how="exit", code=7)
+    check("files: std::exit keeps its status", rc == 7, rc)
+    for ext, path in paths.items():
+        check(f"files: {ext} written", os.path.exists(path), os.listdir(tmp))
+    if all(os.path.exists(p) for p in paths.values()):
+        doc = json.load(open(paths[".json"], encoding="utf-8"))
+        steps = [s for s in doc["sites"] if s["name"] == "exit.step"]
+        check("files: .json holds every call", steps and steps[0]["calls"] == 20, steps)
+        rows = list(csv.reader(io.StringIO(open(paths[".csv"], encoding="utf-8", newline="").read())))
+        check("files: .csv has a header and a row per site", rows[0][0] == "name" and len(rows) == 3, rows[:1])
+        trace = json.load(open(paths[".trace.json"], encoding="utf-8"))
+        check("files: .trace.json has events", any(e.get("ph") == "X" for e in trace["traceEvents"]))
+        ET.parse(paths[".svg"])
+        check("files: .svg is XML", True)
+        check("files: .txt is the table", "exit.step" in open(paths[".txt"], encoding="utf-8").read())
+        check("files: no temporary file left", not [f for f in os.listdir(tmp) if ".tmp." in f], os.listdir(tmp))
+
+    rc, out, err = run("bogus", code=4)
+    check("unknown value: one clear message, no crash, status kept",
+          rc == 4 and err.count("warmup: WARMUP_REPORT") == 1 and "'bogus'" in err, (rc, err))
+
+    bad = "/nonexistent-dir/report.json"
+    rc, out, err = run(bad, code=2)
+    check("unwritable path: named with its reason, table on stderr, status kept",
+          rc == 2 and bad in err and "No such file or directory" in err and "exit.step" in err, (rc, err))
+
+    taken = os.path.join(tmp, "taken.json")
+    os.mkdir(taken)
+    rc, out, err = run(taken + ",stdout", code=0)
+    check("a directory in the way: message, the other destinations still written",
+          rc == 0 and taken in err and "exit.step" in out and os.path.isdir(taken), (rc, err))
+
+    old = os.path.join(tmp, "old.json")
+    open(old, "w").write("previous report")
+    rc, out, err = run(old)
+    check("an existing report is replaced whole", json.load(open(old))["schema"] == "warmup.report/1")
+
+    rc, out, err = run("stderr", how="quick_exit", code=6)
+    check("std::quick_exit: status kept, no report (exit handlers do not run)", rc == 6 and "warmup report" not in err,
+          (rc, err))
+
+if failures:
+    sys.exit(f"{len(failures)} checks failed")
+print("all exit-report checks passed")

@@ -1,0 +1,28 @@
+// A program measured by warmup that ends in the way argv[1] says, for check_exit_report.py:
+//   return N        main returns N
+//   exit N          std::exit(N) from inside a function
+//   quick_exit N    std::quick_exit(N): exit handlers do not run, so no report (documented)
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "warmup/profile.hpp"
+
+namespace {
+void work() {
+  for (int i = 0; i < 20; ++i) {
+    warmup::region_scope s{"exit.step"};
+    warmup::h2d_scope c{"exit.copy", std::size_t{4096}};
+    std::this_thread::sleep_for(std::chrono::microseconds(i == 0 ? 2000 : 100));
+  }
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* how = argc > 1 ? argv[1] : "return";
+  const int code = argc > 2 ? std::atoi(argv[2]) : 0;
+  work();
+  if (std::strcmp(how, "exit") == 0) std::exit(code);
+  if (std::strcmp(how, "quick_exit") == 0) std::quick_exit(code);
+  return code;
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Runs a program and reads its report back with real parsers: Python's JSON parser, its CSV
+reader, and an XML parser for SVG. Every output must be valid UTF-8.
+
+usage: check_report.py steps PROGRAM            the issue's 50-step example: schema and figures
+       check_report.py hostile FORMAT PROGRAM   hostile site names survive in FORMAT
+                                                (json, csv, svg, trace)
+"""
+import csv
+import io
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+HOSTILE = [  # as the program names its sites, and as a parser must read them back
+    ('quote" backslash\\ slash/', 'quote" backslash\\ slash/'),
+    ("newline\n tab\t cr\r", "newline\n tab\t cr\r"),
+    ("nul\x00inside", "nul\x00inside"),
+    ("control \x01\x02\x1f\x7f", "control \x01\x02\x1f\x7f"),
+    ("comma, <angle> & ampersand", "comma, <angle> & ampersand"),
+    ("bad utf8", "bad utf8 \ufffd\ufffd \ufffd \ufffd\ufffd"),
+    ("good utf8", "good utf8 \u00e9\u20ac\U0001F600"),
+    ("1 MiB", "x" * (1 << 20)),
+]
+
+
+def run(args):
+    out = subprocess.run(args, check=True, capture_output=True).stdout
+    return out.decode("utf-8")  # raises on invalid UTF-8
+
+
+def check_steps(program):
+    doc = json.loads(run([program]).rstrip("\n").split("\n")[-1])
+    assert doc["schema"] == "warmup.report/1", doc["schema"]
+    assert doc["device"] is None or isinstance(doc["device"]["name"], str)
+    assert isinstance(doc["device_status"], str) and doc["device_status"]
+    (site,) = [s for s in doc["sites"] if s["name"] == "step"]
+    assert site["op"] == "region" and site["calls"] == 50, site
+    host = site["host_ns"]
+    assert host["first"] >= 20_000_000, host
+    steady = host["steady"]
+    assert steady["calls"] == 50 - host["warmup_calls"] - host["cold_recurrences"]["calls"], host
+    assert steady["p50"] >= 1_000_000 and steady["p50"] <= steady["p90"] <= steady["p99"] <= steady["p999"], steady
+    assert host["warmup_calls"] >= 1, host
+    assert host["first_call_excess"] == host["first"] - steady["p50"], host
+    assert site["device_ns"] is None and site["bytes"] is None
+    return f"step: first {host['first']} ns, steady p50 {steady['p50']} ns, warm-up {host['warmup_calls']}"
+
+
+def names_from(fmt, text):
+    if fmt == "json":
+        return [s["name"] for s in json.loads(text)["sites"]]
+    if fmt == "trace":
+        events = json.loads(text)["traceEvents"]
+        return [e["name"] for e in events if e.get("ph") == "X"]
+    if fmt == "csv":
+        csv.field_size_limit(sys.maxsize)  # a 1 MiB name is one field
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+        assert rows[0][:3] == ["name", "op", "calls"], rows[0][:3]
+        assert all(len(r) == len(rows[0]) for r in rows), "ragged rows"
+        return [r[0] for r in rows[1:]]
+    if fmt == "svg":
+        root = ET.fromstring(text.encode("utf-8"))
+        assert root.tag == "{http://www.w3.org/2000/svg}svg", root.tag
+        assert "<script" not in text and "href" not in text, "the picture must be self-contained"
+        return ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    raise SystemExit(f"unknown format {fmt}")
+
+
+def check_hostile(fmt, program):
+    text = run([program, fmt])
+    names = names_from(fmt, text)
+    for label, name in HOSTILE:
+        if fmt == "svg":
+            # Panels show names cut to fit and control characters replaced: the start must be there.
+            start = name.replace("\x00", "\ufffd")[:10]
+            start = "".join(c if c >= " " and c != "\x7f" else "\ufffd" for c in start)
+            assert any(n.startswith(start) for n in names), (label, start)
+        elif fmt == "csv":
+            # CSV carries line breaks, not other control characters or NUL: those become U+FFFD.
+            want = "".join(c if c >= " " or c in "\n\r\t" else "\ufffd" for c in name).replace("\x7f", "\ufffd")
+            assert names.count(want) == 2, (label, names[:4])
+        else:
+            assert names.count(name) >= 2, (label, [n[:30] for n in names][:20])
+    return f"{fmt}: {len(names)} names read back, all {len(HOSTILE)} hostile ones intact"
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "steps":
+        print(check_steps(sys.argv[2]))
+    else:
+        print(check_hostile(sys.argv[2], sys.argv[3]))

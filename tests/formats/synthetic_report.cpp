@@ -1,0 +1,52 @@
+// Prints a report made up in memory (no timing involved): N sites, each with a warm-up of a
+// few calls decaying onto a noisy steady state. For render_svg.py and the format tests.
+// usage: synthetic_report N [json|csv|svg|trace|table]
+#include <cstdlib>
+#include <iostream>
+#include <random>
+#include <string>
+
+#include "warmup/profile.hpp"
+
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? std::atoi(argv[1]) : 1;
+  const std::string format = argc > 2 ? argv[2] : "svg";
+  std::mt19937 rng(7);
+  std::lognormal_distribution<double> noise(0.0, 0.15);
+  warmup::report r;
+  r.device_status = "synthetic";
+  for (int s = 0; s < n; ++s) {
+    warmup::site_report site;
+    site.name = "site " + std::to_string(s) + (s % 5 == 0 ? " (a longer name that must be cut to fit its panel)" : "");
+    site.op = static_cast<warmup::op_kind>(s % 7);
+    const double steady = 1e4 * (1 + s % 4);
+    const std::size_t warm = 1 + s % 4;
+    for (std::size_t i = 0; i < 64; ++i) {
+      const double v = i < warm ? steady * 300.0 / double(1 + 3 * i) : steady * noise(rng);
+      site.first_calls.emplace_back(static_cast<long long>(v));
+    }
+    for (std::uint64_t i = 64; i < 5000; i *= 2) {
+      warmup::call_record c;
+      c.index = i;
+      c.host = std::chrono::nanoseconds{static_cast<long long>(steady * noise(rng))};
+      c.device = c.host - std::chrono::nanoseconds{2000};
+      c.device_start = c.host_start = std::chrono::nanoseconds{static_cast<long long>(i) * 1000};
+      site.timeline.push_back(c);
+    }
+    site.calls = site.host.calls = 5000;
+    site.host.first = site.first_calls[0];
+    site.host.warmup_calls = warm;
+    warmup::steady_state st;
+    st.calls = 5000 - warm;
+    st.p50 = std::chrono::nanoseconds{static_cast<long long>(steady)};
+    st.p99 = std::chrono::nanoseconds{static_cast<long long>(steady * 1.4)};
+    site.host.steady = st;
+    r.sites.push_back(site);
+  }
+  const warmup::report_format f = format == "csv"     ? warmup::report_format::csv
+                                  : format == "json"  ? warmup::report_format::json
+                                  : format == "trace" ? warmup::report_format::trace
+                                  : format == "table" ? warmup::report_format::table
+                                                      : warmup::report_format::svg;
+  std::cout << warmup::format_report(r, f);
+}
