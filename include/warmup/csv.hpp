@@ -98,7 +98,7 @@ inline std::string to_csv(const report& r) {
                             "cold_excess_ns"})
         head.text(std::string(clock) + f);
     for (const char* h : {"bytes_first", "bytes_total", "first_gbps", "steady_gbps", "mean_gbps", "device_captured",
-                          "device_unavailable", "device_dropped", "exceptions"})
+                          "device_unavailable", "device_dropped", "device_sampled_out", "exceptions"})
       head.text(h);
   }
   for (const site_report& s : r.sites) {
@@ -117,6 +117,7 @@ inline std::string to_csv(const report& r) {
     row.number(s.device_captured);
     row.number(s.device_unavailable);
     row.number(s.device_dropped);
+    row.number(s.device_sampled_out);
     row.number(s.exceptions);
   }
   return out;

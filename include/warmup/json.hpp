@@ -174,6 +174,7 @@ inline std::string to_json(const report& r) {
     j.key("captured"), j.value(s.device_captured);
     j.key("unavailable"), j.value(s.device_unavailable);
     j.key("dropped"), j.value(s.device_dropped);
+    j.key("sampled_out"), j.value(s.device_sampled_out);
     j.close('}');
     j.key("exceptions"), j.value(s.exceptions);
     j.key("notes");

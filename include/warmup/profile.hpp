@@ -28,6 +28,7 @@
 #include "warmup/cold.hpp"
 #include "warmup/config.hpp"
 #include "warmup/csv.hpp"
+#include "warmup/enable.hpp"
 #include "warmup/json.hpp"
 #include "warmup/op.hpp"
 #include "warmup/print.hpp"

@@ -105,6 +105,7 @@ struct site_report {
   std::uint64_t device_captured = 0;     ///< their stream was being captured into a graph
   std::uint64_t device_unavailable = 0;  ///< no GPU, a CUDA error, or no context yet
   std::uint64_t device_dropped = 0;      ///< too many device measurements in flight
+  std::uint64_t device_sampled_out = 0;  ///< warm and steady: device-timed on a sample only
   std::vector<std::string> notes;        ///< plain-language reading of the figures
   std::vector<std::chrono::nanoseconds> first_calls;  ///< host time of the first 64 calls, in order
   std::vector<call_record> timeline;     ///< the first calls and a thinning sample, in call order

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "warmup/config.hpp"
+#include "warmup/enable.hpp"
 #include "warmup/op.hpp"
 
 #if WARMUP_ENABLED
@@ -66,7 +67,7 @@ class scope {
   /// @brief Host timing only.
   explicit scope(std::string_view name) noexcept {
 #if WARMUP_ENABLED
-    begin(detail::lookup(Op::kind, name), 0, nullptr, host_only);
+    if (detail::measuring.load(std::memory_order_relaxed)) begin(detail::lookup(Op::kind, name), 0, nullptr, host_only);
 #else
     (void)name;
 #endif
@@ -76,7 +77,7 @@ class scope {
   template <class O = Op, std::enable_if_t<!detail::takes_bytes<O>, int> = 0>
   scope(std::string_view name, cudaStream_t stream) noexcept {
 #if WARMUP_ENABLED
-    begin(detail::lookup(Op::kind, name), 0, stream, device_timed);
+    if (detail::measuring.load(std::memory_order_relaxed)) begin(detail::lookup(Op::kind, name), 0, stream, device_timed);
 #else
     (void)name, (void)stream;
 #endif
@@ -86,7 +87,7 @@ class scope {
   template <class O = Op, std::enable_if_t<detail::takes_bytes<O>, int> = 0>
   scope(std::string_view name, std::size_t bytes) noexcept {
 #if WARMUP_ENABLED
-    begin(detail::lookup(Op::kind, name), bytes, nullptr, host_only);
+    if (detail::measuring.load(std::memory_order_relaxed)) begin(detail::lookup(Op::kind, name), bytes, nullptr, host_only);
 #else
     (void)name, (void)bytes;
 #endif
@@ -96,7 +97,7 @@ class scope {
   template <class O = Op, std::enable_if_t<detail::takes_bytes<O>, int> = 0>
   scope(std::string_view name, std::size_t bytes, cudaStream_t stream) noexcept {
 #if WARMUP_ENABLED
-    begin(detail::lookup(Op::kind, name), bytes, stream, device_timed);
+    if (detail::measuring.load(std::memory_order_relaxed)) begin(detail::lookup(Op::kind, name), bytes, stream, device_timed);
 #else
     (void)name, (void)bytes, (void)stream;
 #endif
@@ -105,7 +106,7 @@ class scope {
   /// @brief For `WARMUP_SCOPE`: the site was found once, by a static; `name` is not looked at.
   scope(const detail::static_site& s, std::string_view name) noexcept {
 #if WARMUP_ENABLED
-    begin(s.s, 0, nullptr, host_only);
+    if (detail::measuring.load(std::memory_order_relaxed)) begin(s.s, 0, nullptr, host_only);
 #else
     (void)s;
 #endif
@@ -115,7 +116,7 @@ class scope {
   /// @brief For `WARMUP_SCOPE(name, stream)`.
   scope(const detail::static_site& s, std::string_view name, cudaStream_t stream) noexcept {
 #if WARMUP_ENABLED
-    begin(s.s, 0, stream, device_timed);
+    if (detail::measuring.load(std::memory_order_relaxed)) begin(s.s, 0, stream, device_timed);
 #else
     (void)s, (void)stream;
 #endif
@@ -134,6 +135,7 @@ class scope {
     detail::device_end(mark_, stream_, after_idle);
     detail::nvtx_pop();
     site_->host.record(index_, host_ns, after_idle);
+    if (device_timed_) site_->sampler.observe(index_, host_ns);
     if (bytes_ != 0) {
       if (index_ == 0) site_->bytes_first.store(bytes_, std::memory_order_relaxed);
       site_->bytes_total.fetch_add(bytes_, std::memory_order_relaxed);
@@ -166,7 +168,13 @@ class scope {
     index_ = s->entered.fetch_add(1, std::memory_order_relaxed);
     uncaught_ = std::uncaught_exceptions();
     detail::nvtx_push(s->nvtx, Op::kind, index_);
-    if (mode == device_timed) mark_ = detail::device_begin(s, index_, stream, carried_ns_);
+    device_timed_ = mode == device_timed;
+    if (device_timed_) {
+      if (!detail::sample_device.load(std::memory_order_relaxed) || s->sampler.wants(index_))
+        mark_ = detail::device_begin(s, index_, stream, carried_ns_);
+      else
+        s->device_sampled_out.fetch_add(1, std::memory_order_relaxed);
+    }
     start_ = detail::clock::now();  // last: the library's own work above stays out of the time
   }
 
@@ -177,6 +185,7 @@ class scope {
   cudaStream_t stream_ = nullptr;
   detail::device_mark mark_{};
   int uncaught_ = 0;
+  bool device_timed_ = false;
   detail::clock::time_point start_{};
 #endif
 };

@@ -84,6 +84,9 @@ inline std::vector<std::string> notes_for(const site_report& s) {
   if (s.device_unavailable != 0)
     notes.push_back(std::to_string(s.device_unavailable) +
                     " calls asked for device timing that was unavailable (no GPU, a CUDA error, or no context yet)");
+  if (s.device_sampled_out != 0)
+    notes.push_back("once steady, device-timed on a sample: " + std::to_string(s.device_sampled_out) +
+                    " calls host-timed only");
   if (s.device_dropped != 0)
     notes.push_back(std::to_string(s.device_dropped) + " device measurements dropped: too many in flight");
   if (s.exceptions != 0)
@@ -148,6 +151,7 @@ inline site_report read_site(site& s) {
   r.device_captured = s.device_captured.load(std::memory_order_relaxed);
   r.device_unavailable = s.device_unavailable.load(std::memory_order_relaxed);
   r.device_dropped = s.device_dropped.load(std::memory_order_relaxed);
+  r.device_sampled_out = s.device_sampled_out.load(std::memory_order_relaxed);
   r.notes = notes_for(r);
   return r;
 }

@@ -103,6 +103,7 @@ TEST_CASE("1000 timed launches return before the GPU has run them: no hidden syn
 
   // The scenario must hold for raw events first (under compute-sanitizer, which slows every
   // launch, it does not: .ci/gpu-run leaves this case out there).
+  warmup::set_device_sampling(warmup::device_sampling::every_call);  // all 1000 on the device
   const auto control = busy_loop(false);
   REQUIRE(all_busy());
   REQUIRE(control < std::chrono::milliseconds(300));
@@ -127,6 +128,7 @@ TEST_CASE("1000 timed launches return before the GPU has run them: no hidden syn
   REQUIRE(site->device);
   CHECK(site->device->calls == launches);
   CHECK(site->device_dropped == 0);
+  warmup::set_device_sampling(warmup::device_sampling::adaptive);
   for (auto& e : raw) CHECK_CUDA(cudaEventDestroy(e));
   for (auto& x : s) CHECK_CUDA(cudaStreamDestroy(x));
 }
@@ -184,6 +186,40 @@ TEST_CASE("copies on a stream report device time and bandwidth") {
   CHECK(*site->bytes->steady_gbps < 1000.0);
   CHECK_CUDA(cudaFree(dev));
   CHECK_CUDA(cudaFreeHost(host));
+  CHECK_CUDA(cudaStreamDestroy(s));
+}
+
+TEST_CASE("adaptive device sampling keeps the steady p50 within 2% of timing every call") {
+  cudaStream_t s;
+  CHECK_CUDA(cudaStreamCreate(&s));
+  constexpr int calls = 3000;
+  const auto run = [&](const char* name, warmup::device_sampling policy) {
+    warmup::set_device_sampling(policy);
+    for (int i = 0; i < calls; ++i) {
+      {
+        warmup::launch_scope k{name, s};
+        spin<<<1, 1, 0, s>>>(20'000);
+      }
+      if (i % 256 == 255) CHECK_CUDA(cudaStreamSynchronize(s));
+    }
+    CHECK_CUDA(cudaStreamSynchronize(s));
+  };
+  run("gpu.every_call", warmup::device_sampling::every_call);
+  run("gpu.adaptive", warmup::device_sampling::adaptive);
+  const warmup::report r = warmup::snapshot(warmup::device_wait::yes);
+  const auto* every = find_site(r, "gpu.every_call", warmup::op_kind::launch);
+  const auto* sampled = find_site(r, "gpu.adaptive", warmup::op_kind::launch);
+  REQUIRE(every != nullptr);
+  REQUIRE(sampled != nullptr);
+  REQUIRE(every->device);
+  REQUIRE(sampled->device);
+  CHECK(every->device->calls == calls);
+  CHECK(sampled->device->calls < calls / 4);  // most calls were host-timed only
+  CHECK(sampled->device->calls + sampled->device_sampled_out == calls);
+  const double a = double(every->device->steady->p50.count()), b = double(sampled->device->steady->p50.count());
+  INFO("every call: p50 " << a << " ns over " << every->device->calls << " calls; adaptive: p50 " << b << " ns over "
+                          << sampled->device->calls << " calls");
+  CHECK(b == Approx(a).epsilon(0.02));
   CHECK_CUDA(cudaStreamDestroy(s));
 }
 

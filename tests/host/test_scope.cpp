@@ -181,3 +181,20 @@ TEST_CASE("the timeline keeps a site's first calls and a bounded sample after th
   CHECK(trace.find("\"name\":\"scope.timeline\",\"cat\":\"region\",\"ph\":\"X\"") != std::string::npos);
   CHECK(trace.find("\"cname\":\"terrible\"") != std::string::npos);
 }
+
+TEST_CASE("warmup::disable() stops measuring, warmup::enable() resumes") {
+  for (int i = 0; i < 3; ++i) { warmup::region_scope s{"scope.switch"}; }
+  warmup::disable();
+  CHECK_FALSE(warmup::is_enabled());
+  for (int i = 0; i < 5; ++i) {
+    warmup::region_scope s{"scope.switch"};
+    warmup::region_scope never{"scope.switch.never"};
+  }
+  warmup::enable();
+  CHECK(warmup::is_enabled());
+  { warmup::region_scope s{"scope.switch"}; }
+  const auto r = warmup::snapshot();
+  REQUIRE(find_site(r, "scope.switch") != nullptr);
+  CHECK(find_site(r, "scope.switch")->calls == 4);
+  CHECK(find_site(r, "scope.switch.never") == nullptr);  // not even registered while off
+}

@@ -26,7 +26,7 @@ struct series_data {
   std::vector<std::uint64_t> after_idle;  ///< later candidate calls, exact
   std::vector<bucket> later;         ///< every other later call, bucketed, increasing
   std::uint64_t later_count = 0;
-  std::uint64_t later_sum = 0;       ///< exact sum of the bucketed calls (ns)
+  std::uint64_t later_sum = 0;       ///< exact sum of the bucketed calls (ns), from the deviations
   double later_sq_dev = 0;           ///< sum of (x - shift)^2 over the bucketed calls
   std::int64_t later_dev = 0;        ///< sum of (x - shift) over the bucketed calls
   std::uint64_t shift = 0;
@@ -59,8 +59,6 @@ class series {
         return;
       }  // no room left to examine it: it counts as an ordinary call
     }
-    later_.add(ns);
-    later_sum_.fetch_add(ns, std::memory_order_relaxed);
     std::uint64_t k = shift_.load(std::memory_order_relaxed);
     if (k == no_shift) {
       // The first later call fixes the shift; deviations from a typical value keep the sum of
@@ -73,6 +71,7 @@ class series {
     add(later_sq_dev_, double(dev) * double(dev));
     lower(later_min_, ns);
     raise(later_max_, ns);
+    later_.add(ns);  // last: a snapshot that counts the call finds its shift set
   }
 
   /// Reads what has been recorded so far; calls still in flight are simply not there yet.
@@ -90,10 +89,12 @@ class series {
       d.later.push_back({lo, hi, c});
     });
     for (const auto& b : d.later) d.later_count += b.count;
-    d.later_sum = later_sum_.load(std::memory_order_relaxed);
     d.later_dev = later_dev_.load(std::memory_order_relaxed);
     d.later_sq_dev = later_sq_dev_.load(std::memory_order_relaxed);
     d.shift = shift_.load(std::memory_order_relaxed);
+    // The sum needs no counter of its own: sum = count x shift + sum of deviations.
+    if (d.later_count != 0)
+      d.later_sum = static_cast<std::uint64_t>(static_cast<std::int64_t>(d.later_count * d.shift) + d.later_dev);
     d.later_min = later_min_.load(std::memory_order_relaxed);
     d.later_max = later_max_.load(std::memory_order_relaxed);
     d.lost = later_.lost();
@@ -130,7 +131,6 @@ class series {
   std::array<std::atomic<std::uint64_t>, candidate_slots> candidates_{};
   std::atomic<std::uint32_t> candidates_used_{0};
   log_histogram later_;
-  std::atomic<std::uint64_t> later_sum_{0};
   std::atomic<std::uint64_t> shift_{no_shift};
   std::atomic<std::int64_t> later_dev_{0};
   std::atomic<double> later_sq_dev_{0.0};

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "warmup/detail/device_sampler.hpp"
 #include "warmup/detail/nvtx.hpp"
 #include "warmup/detail/recurrence.hpp"
 #include "warmup/detail/series.hpp"
@@ -38,6 +39,7 @@ struct site {
   std::atomic<std::uint64_t> entered{0};  ///< calls begun; also the next call's index
   series host;
   idle_tracker idle;
+  device_sampler sampler;
   timeline line;
 
   std::atomic<std::uint64_t> bytes_first{0};
@@ -49,6 +51,7 @@ struct site {
   std::atomic<std::uint64_t> device_captured{0};    ///< the stream was being captured
   std::atomic<std::uint64_t> device_unavailable{0};  ///< no GPU, a CUDA error, no context yet
   std::atomic<std::uint64_t> device_dropped{0};      ///< no room left in the event ring
+  std::atomic<std::uint64_t> device_sampled_out{0};  ///< warm and steady: host time only
 
   /// The device series, made by the first device measurement (off the hot path, when events are
   /// read back), so host-only sites never pay for it. Returns nullptr only if memory ran out.

@@ -50,9 +50,9 @@ class timeline {
   /// The entry for call `index`, or nullptr when the call is not on the timeline.
   timeline_entry* entry_for(std::uint64_t index) noexcept {
     if (index < first_) return &entries_[index];
-    const std::uint64_t ratio = index / first_;  // >= 1
-    const std::uint64_t stride = std::uint64_t{1} << (63 - __builtin_clzll(ratio));
-    if (index % stride != 0) return nullptr;
+    // Stride 2^(log2(index) - log2(first)): bit arithmetic, no division on the hot path.
+    const int octaves = __builtin_clzll(first_) - __builtin_clzll(index);
+    if ((index & ((std::uint64_t{1} << octaves) - 1)) != 0) return nullptr;
     const std::uint64_t n = taken_.fetch_add(1, std::memory_order_relaxed);
     timeline_entry& e = entries_[first_ + n % sampled];
     e.device_start.store(0, std::memory_order_relaxed);

@@ -1,0 +1,53 @@
+/// @file
+/// @brief Turning measurement off and on at run time, and how often warm sites are device-timed.
+#pragma once
+
+#include <atomic>
+
+#include "warmup/config.hpp"
+
+namespace warmup::detail {
+/// Read by every scope at entry, before anything else: one relaxed load when off.
+inline std::atomic<bool> measuring{true};
+/// Whether warm sites are device-timed on a sample of calls (the default) or on every call.
+inline std::atomic<bool> sample_device{true};
+}  // namespace warmup::detail
+
+namespace warmup {
+inline namespace v1 {
+
+/// @brief Stops measuring: from now on a scope costs one atomic load (under 2 ns) and records
+/// nothing, emits no NVTX range and makes no CUDA call. What was measured stays in the report.
+/// For a compile-time switch that removes even that, define `WARMUP_DISABLE`.
+/// \code
+///   if (!profiling_requested) warmup::disable();
+/// \endcode
+inline void disable() noexcept { detail::measuring.store(false, std::memory_order_relaxed); }
+
+/// @brief Measures again after `disable()`. Scopes already open when the switch flips are not
+/// measured.
+inline void enable() noexcept { detail::measuring.store(true, std::memory_order_relaxed); }
+
+/// @brief Whether scopes measure now.
+inline bool is_enabled() noexcept { return WARMUP_ENABLED && detail::measuring.load(std::memory_order_relaxed); }
+
+/// @brief How device-timed scopes choose the calls they time on the device.
+enum class device_sampling {
+  /// Every call while a site warms up (its first 64 calls) and whenever its host time changes;
+  /// once it is steady, 1 call in 2^k, k growing by one every 256 calls up to 1 in 64. Host
+  /// time is still taken on every call. The default.
+  adaptive,
+  /// Every call, always: two event records per call.
+  every_call,
+};
+
+/// @brief Chooses the device sampling policy (see `device_sampling`). Thread-safe.
+/// \code
+///   warmup::set_device_sampling(warmup::device_sampling::every_call);
+/// \endcode
+inline void set_device_sampling(device_sampling s) noexcept {
+  detail::sample_device.store(s == device_sampling::adaptive, std::memory_order_relaxed);
+}
+
+}  // namespace v1
+}  // namespace warmup

@@ -1,0 +1,33 @@
+// The adaptive device-sampling policy: every call while warming up, then thinning while steady,
+// back to every call when the site changes.
+#include <catch2/catch.hpp>
+
+#include "warmup/detail/device_sampler.hpp"
+
+using warmup::detail::device_sampler;
+
+namespace {
+int timed_among(const device_sampler& s, std::uint64_t from, std::uint64_t n) {
+  int timed = 0;
+  for (std::uint64_t i = from; i < from + n; ++i) timed += s.wants(i);
+  return timed;
+}
+}  // namespace
+
+TEST_CASE("every call of the first 64 is device-timed") {
+  device_sampler s;
+  CHECK(timed_among(s, 0, 64) == 64);
+}
+
+TEST_CASE("a steady site thins to 1 call in 64, and a change brings back every call") {
+  device_sampler s;
+  std::uint64_t i = 0;
+  for (; i < 64 + 256 * 8; ++i) s.observe(i, 1000 + (i % 7));
+  CHECK(timed_among(s, i, 640) == 10);  // 1 in 64
+  for (int k = 0; k < 3; ++k, ++i) s.observe(i, 5000);  // three slow calls: noise
+  CHECK(timed_among(s, i, 640) == 10);
+  s.observe(i++, 5000);  // the fourth in a row: the site changed
+  CHECK(timed_among(s, i, 64) == 64);
+  for (std::uint64_t end = i + 256 * 8; i < end; ++i) s.observe(i, 5000 + (i % 5));
+  CHECK(timed_among(s, i, 640) == 10);  // steady again at the new level
+}
