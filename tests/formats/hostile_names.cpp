@@ -3,6 +3,7 @@
 #include <iostream>
 #include <string>
 
+#include "format_arg.hpp"
 #include "warmup/profile.hpp"
 
 int main(int argc, char** argv) {
@@ -22,10 +23,6 @@ int main(int argc, char** argv) {
     warmup::h2d_scope b{n, std::size_t{64}};
   }
   const warmup::report r = warmup::snapshot();
-  const warmup::report_format f = format == "csv"     ? warmup::report_format::csv
-                                  : format == "svg"   ? warmup::report_format::svg
-                                  : format == "trace" ? warmup::report_format::trace
-                                  : format == "table" ? warmup::report_format::table
-                                                      : warmup::report_format::json;
+  const warmup::report_format f = format_arg(format, warmup::report_format::json);
   std::cout << warmup::format_report(r, f);
 }

@@ -6,6 +6,7 @@
 #include <random>
 #include <string>
 
+#include "format_arg.hpp"
 #include "warmup/profile.hpp"
 
 int main(int argc, char** argv) {
@@ -43,10 +44,6 @@ int main(int argc, char** argv) {
     site.host.steady = st;
     r.sites.push_back(site);
   }
-  const warmup::report_format f = format == "csv"     ? warmup::report_format::csv
-                                  : format == "json"  ? warmup::report_format::json
-                                  : format == "trace" ? warmup::report_format::trace
-                                  : format == "table" ? warmup::report_format::table
-                                                      : warmup::report_format::svg;
+  const warmup::report_format f = format_arg(format, warmup::report_format::svg);
   std::cout << warmup::format_report(r, f);
 }

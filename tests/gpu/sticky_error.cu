@@ -1,0 +1,67 @@
+// A sticky error from the program's own kernel (an illegal address): the library says so once,
+// stops device timing, keeps every host measurement, and leaves the error for the program.
+// Its own process, since the error ends the CUDA context. Exits 77 (skipped) without a GPU.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <string>
+
+#include "warmup/profile.hpp"
+
+namespace {
+__global__ void write_to(int* p) { *p = 1; }
+__global__ void empty() {}
+
+int failures = 0;
+void expect(bool ok, const char* what) {
+  std::printf("%s %s\n", ok ? "ok  " : "FAIL", what);
+  failures += !ok;
+}
+}  // namespace
+
+int main() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+    std::puts("no GPU: skipped");
+    return 77;
+  }
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  for (int i = 0; i < 10; ++i) {
+    warmup::launch_scope k{"sticky.before", s};
+    empty<<<1, 1, 0, s>>>();
+  }
+  cudaStreamSynchronize(s);
+  // Read back before the fault: after a sticky error no event can be queried any more.
+  (void)warmup::snapshot();
+  {
+    warmup::launch_scope k{"sticky.fault", s};
+    write_to<<<1, 1, 0, s>>>(reinterpret_cast<int*>(0x10));  // an illegal address
+  }
+  const cudaError_t seen = cudaStreamSynchronize(s);
+  expect(seen == cudaErrorIllegalAddress, "the program sees its own illegal address");
+  for (int i = 0; i < 10; ++i) {
+    warmup::launch_scope k{"sticky.after", s};  // device timing must stop, host timing go on
+    empty<<<1, 1, 0, s>>>();
+  }
+  const warmup::report r = warmup::snapshot();
+  const cudaError_t last = cudaGetLastError();
+  expect(last == cudaErrorIllegalAddress, "the program's next cudaGetLastError still returns it");
+  const auto find = [&](const char* name) -> const warmup::site_report* {
+    for (const auto& site : r.sites)
+      if (site.name == name) return &site;
+    return nullptr;
+  };
+  const auto* before = find("sticky.before");
+  const auto* after = find("sticky.after");
+  expect(before != nullptr && before->calls == 10 && before->device && before->device->calls == 10,
+         "measurements made before the fault are all kept, device times too");
+  expect(after != nullptr && after->calls == 10 && after->host.calls == 10, "host timing goes on after the fault");
+  expect(after != nullptr && !after->device && after->device_unavailable == 10,
+         "no device timing after the fault, and the report says why");
+  std::size_t notices = 0;
+  for (const auto& text : r.notices) notices += text.find("cudaErrorIllegalAddress") != std::string::npos;
+  expect(notices == 1, "one notice names the error");
+  std::printf("%s\n", failures == 0 ? "all sticky-error checks passed" : "sticky-error checks FAILED");
+  return failures == 0 ? 0 : 1;
+}
