@@ -33,7 +33,8 @@ inline bool is_enabled() noexcept { return WARMUP_ENABLED && detail::measuring.l
 
 /// @brief How device-timed scopes choose the calls they time on the device.
 enum class device_sampling {
-  /// Every call while a site warms up (its first 64 calls) and whenever its host time changes;
+  /// Every call while a site warms up (its first 64 calls) and again after its host time moves
+  /// to a quarter or four times its typical value for eight calls in a row;
   /// once it is steady, 1 call in 2^k, k growing by one every 256 calls up to 1 in 64. Host
   /// time is still taken on every call. The default.
   adaptive,

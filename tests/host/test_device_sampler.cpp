@@ -24,10 +24,12 @@ TEST_CASE("a steady site thins to 1 call in 64, and a change brings back every c
   std::uint64_t i = 0;
   for (; i < 64 + 256 * 8; ++i) s.observe(i, 1000 + (i % 7));
   CHECK(timed_among(s, i, 640) == 10);  // 1 in 64
-  for (int k = 0; k < 3; ++k, ++i) s.observe(i, 5000);  // three slow calls: noise
+  for (int k = 0; k < 7; ++k, ++i) s.observe(i, 5000);  // seven slow calls: noise
   CHECK(timed_among(s, i, 640) == 10);
-  s.observe(i++, 5000);  // the fourth in a row: the site changed
+  s.observe(i++, 5000);  // the eighth in a row: the site changed
   CHECK(timed_among(s, i, 64) == 64);
   for (std::uint64_t end = i + 256 * 8; i < end; ++i) s.observe(i, 5000 + (i % 5));
+  for (std::uint64_t k = 0; k < 1000; ++k, ++i) s.observe(i, k % 3 == 0 ? 11000 : 5000);  // 2x noise
+  CHECK(timed_among(s, i, 640) == 10);  // is not a change
   CHECK(timed_among(s, i, 640) == 10);  // steady again at the new level
 }

@@ -10,13 +10,15 @@
 namespace warmup::detail {
 
 /// Per site. Every call of the exact window is device-timed (warm-up lives there); after it,
-/// 1 call in 2^shift, the shift growing by one every 256 calls up to 6. A run of four host
-/// times far from the site's typical time (half or twice it) means the site changed: the shift
-/// goes back to 0 and every call is device-timed again. All relaxed atomics, written rarely, so
+/// 1 call in 2^shift, the shift growing by one every 256 calls up to 6. A run of eight host
+/// times far from the site's typical time (a quarter of it or four times it) means the site
+/// changed: the shift goes back to 0 and every call is device-timed again. Launch times on the
+/// host are noisy (twice the typical time is common), hence the wide band and the long run. All relaxed atomics, written rarely, so
 /// threads sharing a site do not fight over its cache line.
 class device_sampler {
  public:
   static constexpr std::uint32_t max_shift = 6;
+  static constexpr std::uint32_t changed_after = 8;
 
   bool wants(std::uint64_t index) const noexcept {
     if (index < series::window) return true;
@@ -32,8 +34,8 @@ class device_sampler {
       typical_ns_.store(host_ns, std::memory_order_relaxed);
       return;
     }
-    if (host_ns > 2 * typical || 2 * host_ns < typical) {
-      if (outliers_.fetch_add(1, std::memory_order_relaxed) + 1 >= 4) {
+    if (host_ns > 4 * typical || 4 * host_ns < typical) {
+      if (outliers_.fetch_add(1, std::memory_order_relaxed) + 1 >= changed_after) {
         shift_.store(0, std::memory_order_relaxed);
         typical_ns_.store(host_ns, std::memory_order_relaxed);
         outliers_.store(0, std::memory_order_relaxed);
