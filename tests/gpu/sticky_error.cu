@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "gpu_support.cuh"
 #include "warmup/profile.hpp"
 
 namespace {
@@ -20,11 +21,7 @@ void expect(bool ok, const char* what) {
 }  // namespace
 
 int main() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
-    std::puts("no GPU: skipped");
-    return 77;
-  }
+  if (!gpu_support::gpu_present()) return 77;
   cudaStream_t s;
   cudaStreamCreate(&s);
   for (int i = 0; i < 10; ++i) {

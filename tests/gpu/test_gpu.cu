@@ -9,20 +9,14 @@
 #include <vector>
 
 #include "../host/report_lookup.hpp"
+#include "gpu_support.cuh"
 #include "warmup/profile.hpp"
 
 namespace {
 
 #define CHECK_CUDA(call) REQUIRE((call) == cudaSuccess)
 
-// Spins for `ns` nanoseconds of the GPU's global timer: a kernel of known length.
-__global__ void spin(unsigned long long ns) {
-  unsigned long long start, now;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < ns);
-}
+using gpu_support::spin;
 
 __global__ void empty() {}
 
@@ -224,11 +218,6 @@ TEST_CASE("adaptive device sampling keeps the steady p50 within 2% of timing eve
 }
 
 int main(int argc, char** argv) {
-  int n = 0;
-  const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess || n == 0) {
-    std::printf("no GPU (%s): GPU tests skipped\n", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
-    return 77;
-  }
+  if (!gpu_support::gpu_present()) return 77;
   return Catch::Session().run(argc, argv);
 }

@@ -170,9 +170,10 @@ inline device_mark device_begin(site* s, std::uint64_t index, cudaStream_t strea
     }
   }
   device_mark m;
-  if (!mine->begin(s, index, stream, m.seq)) {
-    s->device_dropped.fetch_add(1, std::memory_order_relaxed);
-    return {};
+  switch (mine->begin(s, index, stream, m.seq)) {
+    case event_ring::start::recorded: break;
+    case event_ring::start::full: s->device_dropped.fetch_add(1, std::memory_order_relaxed); return {};
+    case event_ring::start::failed: s->device_unavailable.fetch_add(1, std::memory_order_relaxed); return {};
   }
   m.ring = mine;
   return m;

@@ -77,25 +77,28 @@ class event_ring {
   unsigned generation() const noexcept { return generation_; }
   bool usable() const noexcept { return !slots_.empty(); }
 
-  /// Reserves a slot and records its start event. Returns false when the ring is full even
-  /// after reading back what the GPU has finished (the call is then host-timed only).
-  bool begin(site* s, std::uint64_t index, cudaStream_t stream, std::uint64_t& seq) noexcept {
+  enum class start { recorded, full, failed };
+
+  /// Reserves a slot and records its start event. `full`: no room even after reading back what
+  /// the GPU has finished; `failed`: the record failed (on_device_error has said why). Either
+  /// way the call is host-timed only.
+  start begin(site* s, std::uint64_t index, cudaStream_t stream, std::uint64_t& seq) noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     if (head_ - tail_ == slots_.size()) {
       drain_locked(read_mode::poll);
-      if (head_ - tail_ == slots_.size() && !grow_locked(slots_.size())) return false;
+      if (head_ - tail_ == slots_.size() && !grow_locked(slots_.size())) return start::full;
     }
     slot& sl = at(head_);
     const cudaError_t e = cudaEventRecord(sl.start, stream);
     if (e != cudaSuccess) {
       on_device_error(device_, e);
-      return false;
+      return start::failed;
     }
     sl.s = s;
     sl.index = index;
     sl.state = slot_state::open;
     seq = head_++;
-    return true;
+    return start::recorded;
   }
 
   /// Records the end event of slot `seq` on the stream its start was recorded on.

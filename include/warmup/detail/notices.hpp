@@ -10,7 +10,7 @@
 
 namespace warmup::detail {
 
-enum class notice_kind : unsigned { no_device, device_error, ring_full, no_context, count };
+enum class notice_kind : unsigned { no_device, device_error, ring_full, count };
 
 class notices {
  public:
