@@ -1,6 +1,7 @@
 // What device timing costs the host, against raw CUDA events measured in the same run.
 // Needs a GPU: without one every benchmark reports an error and the program exits 0.
 #include <benchmark/benchmark.h>
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <vector>
@@ -61,6 +62,51 @@ void raw_events_launch(benchmark::State& state) {
   });
 }
 BENCHMARK(raw_events_launch);
+
+// The same pair through the driver's cuEventRecord, as the library records on explicit streams:
+// shows how much of the runtime call is wrapper.
+void driver_events_launch(benchmark::State& state) {
+  if (!have_gpu()) return state.SkipWithError("no GPU");
+  gpu g(batch);
+  const auto s = reinterpret_cast<CUstream>(g.stream);
+  batched(state, g, [&](int i) {
+    cuEventRecord(reinterpret_cast<CUevent>(g.events[2 * i]), s);
+    empty<<<1, 1, 0, g.stream>>>();
+    cuEventRecord(reinterpret_cast<CUevent>(g.events[2 * i + 1]), s);
+  });
+}
+BENCHMARK(driver_events_launch);
+
+// The raw pair plus the two driver queries a device-timed scope makes before recording: the
+// stream's context and whether the stream is being captured.
+void queries_events_launch(benchmark::State& state) {
+  if (!have_gpu()) return state.SkipWithError("no GPU");
+  gpu g(batch);
+  const auto s = reinterpret_cast<CUstream>(g.stream);
+  batched(state, g, [&](int i) {
+    CUcontext ctx;
+    CUstreamCaptureStatus capture;
+    cuStreamGetCtx(s, &ctx);
+    cuStreamIsCapturing(s, &capture);
+    benchmark::DoNotOptimize(ctx);
+    benchmark::DoNotOptimize(capture);
+    cuEventRecord(reinterpret_cast<CUevent>(g.events[2 * i]), s);
+    empty<<<1, 1, 0, g.stream>>>();
+    cuEventRecord(reinterpret_cast<CUevent>(g.events[2 * i + 1]), s);
+  });
+}
+BENCHMARK(queries_events_launch);
+
+// A host-timed scope around the launch: the part of a device-timed scope that is not CUDA.
+void host_scope_launch(benchmark::State& state) {
+  if (!have_gpu()) return state.SkipWithError("no GPU");
+  gpu g(1);
+  batched(state, g, [&](int) {
+    WARMUP_SCOPE("bench.host_only");
+    empty<<<1, 1, 0, g.stream>>>();
+  });
+}
+BENCHMARK(host_scope_launch);
 
 void launch_only(benchmark::State& state) {
   if (!have_gpu()) return state.SkipWithError("no GPU");

@@ -40,6 +40,12 @@ void named_scope(benchmark::State& state) {
 }
 BENCHMARK(named_scope);
 
+// The benchmark loop alone: what runtime_off is measured against.
+void empty_loop(benchmark::State& state) {
+  for (auto _ : state) benchmark::ClobberMemory();
+}
+BENCHMARK(empty_loop);
+
 void runtime_off(benchmark::State& state) {
   warmup::disable();
   for (auto _ : state) {

@@ -73,13 +73,9 @@ class ring_list {
       return 0;
     }
     if (rings.empty()) return 0;
-    const cudaError_t before = cudaPeekAtLastError();
     std::size_t pending = 0;
-    {
-      relaxed_capture_mode relaxed;
-      for (event_ring* r : rings) pending += r->drain(mode);
-    }
-    if (before == cudaSuccess) forget_own_error(cudaPeekAtLastError());
+    relaxed_capture_mode relaxed;  // driver calls from here on: the runtime's error slot is untouched
+    for (event_ring* r : rings) pending += r->drain(mode);
     return pending;
   }
 
@@ -93,9 +89,12 @@ inline ring_list& rings() noexcept {
   return *r;
 }
 
-/// The calling thread's ring for each device; at thread exit the rings go back to the list.
+/// The calling thread's ring for each device, and the one it used last (most threads time work
+/// on one device: the fast path compares one context). At thread exit the rings go back to the
+/// list.
 struct thread_rings {
   std::array<event_ring*, max_devices> by_device{};
+  event_ring* last = nullptr;
   ~thread_rings() {
     for (event_ring* r : by_device)
       if (r != nullptr) r->owned.store(false, std::memory_order_release);
@@ -113,11 +112,97 @@ struct device_mark {
   std::uint64_t seq = 0;
 };
 
+/// The calling thread's ring for `device`, claimed or replaced when missing or stale; nullptr if
+/// none can be had. Runtime calls: only with no error of the program's pending (checked by the
+/// caller). `implicit`: on the null stream the context may not exist yet, and making events
+/// would create it and take the program's context creation out of its own measurement.
+inline event_ring* ring_for_device(int device, bool implicit) noexcept {
+  event_ring*& mine = my_rings().by_device[static_cast<std::size_t>(device)];
+  const unsigned generation =
+      cuda().generation[static_cast<std::size_t>(device)].load(std::memory_order_acquire);
+  if (mine != nullptr && mine->generation() == generation) return mine;
+  if (mine != nullptr) mine->owned.store(false, std::memory_order_release);
+  mine = nullptr;
+  if (implicit && !context_exists(device)) return nullptr;
+  return mine = rings().claim(device, generation);
+}
+
+inline bool current(const event_ring* r) noexcept {
+  const cuda_state& st = cuda();
+  const auto d = static_cast<std::size_t>(r->device());
+  return r->generation() == st.generation[d].load(std::memory_order_relaxed) &&
+         !st.device_off[d].load(std::memory_order_relaxed);
+}
+
+/// An explicit stream: driver calls only, about 60 ns beyond the event record (the stream's
+/// context, its capture state), and the runtime's error slot is never touched.
+inline event_ring* ring_for_explicit(site* s, cudaStream_t stream) noexcept {
+  const cuda_state& st = cuda();
+  const auto cu_stream = reinterpret_cast<CUstream>(stream);
+  CUcontext ctx = nullptr;
+  if (st.driver.stream_get_ctx(cu_stream, &ctx) != CUDA_SUCCESS) {
+    s->device_unavailable.fetch_add(1, std::memory_order_relaxed);  // not a live stream
+    return nullptr;
+  }
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (st.driver.stream_is_capturing(cu_stream, &capture) != CUDA_SUCCESS) {
+    s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  if (capture != CU_STREAM_CAPTURE_STATUS_NONE) {
+    // Events recorded now would become graph nodes, not measurements.
+    s->device_captured.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  thread_rings& mine = my_rings();
+  event_ring* r = mine.last;
+  if (r != nullptr && r->context() == ctx && current(r)) return r;
+  // A stream of another device than last time, or of a reset device: find its ring. Runtime
+  // calls from here on, so not over an error of the program's.
+  int device = -1;
+  if (cudaPeekAtLastError() == cudaSuccess) {
+    const cudaError_t e = cudaStreamGetDevice(stream, &device);
+    if (e != cudaSuccess) forget_own_error(e), device = -1;
+  }
+  r = device >= 0 && device < max_devices ? ring_for_device(device, false) : nullptr;
+  // A stream of a context other than the device's primary one cannot record the ring's events.
+  if (r == nullptr || r->context() != ctx || !current(r)) {
+    s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  return mine.last = r;
+}
+
+/// The null, legacy or per-thread stream: runtime calls, which resolve it as the program's own
+/// compilation means it, and so only with no error of the program's pending.
+inline event_ring* ring_for_implicit(site* s, cudaStream_t stream) noexcept {
+  if (cudaPeekAtLastError() != cudaSuccess) {
+    s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  cudaError_t e = cudaStreamIsCapturing(stream, &capture);
+  if (e != cudaSuccess || capture != cudaStreamCaptureStatusNone) {
+    if (e != cudaSuccess) forget_own_error(e);
+    s->device_captured.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  int device = 0;
+  e = cudaGetDevice(&device);
+  if (e != cudaSuccess) forget_own_error(e);
+  event_ring* r = e == cudaSuccess && device >= 0 && device < max_devices ? ring_for_device(device, true) : nullptr;
+  if (r == nullptr || !current(r)) {
+    s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  return r;
+}
+
 /// Starts the device measurement of call `index` of `s` on `stream`. Returns an empty mark (the
-/// call is then host-timed only, and the site counts why) when there is no GPU, the program has a
-/// CUDA error pending, the stream is being captured into a graph, or the device's context does
-/// not exist yet. `carried_ns` receives the time of the process's first driver probe, which the
-/// program would otherwise have paid inside this same scope and so belongs to its host time.
+/// call is then host-timed only, and the site counts why) when there is no GPU, the stream is
+/// being captured into a graph, the device's context does not exist yet, or a CUDA error
+/// stands in the way. `carried_ns` receives the time of the process's first driver probe, which
+/// the program would otherwise have paid inside this same scope and so belongs to its host time.
 inline device_mark device_begin(site* s, std::uint64_t index, cudaStream_t stream,
                                 std::uint64_t& carried_ns) noexcept {
   cuda_state& st = cuda();
@@ -130,52 +215,16 @@ inline device_mark device_begin(site* s, std::uint64_t index, cudaStream_t strea
       return {};
     }
   }
-  // A pending error is the program's: the library makes no call that could overwrite it.
-  if (cudaPeekAtLastError() != cudaSuccess) {
-    s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
-    return {};
-  }
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  cudaError_t e = cudaStreamIsCapturing(stream, &capture);
-  if (e != cudaSuccess || capture != cudaStreamCaptureStatusNone) {
-    // Events recorded now would become graph nodes, not measurements.
-    if (e != cudaSuccess) forget_own_error(e);
-    s->device_captured.fetch_add(1, std::memory_order_relaxed);
-    return {};
-  }
-  int device = 0;
-  e = is_implicit_stream(stream) ? cudaGetDevice(&device) : cudaStreamGetDevice(stream, &device);
-  if (e != cudaSuccess || device < 0 || device >= max_devices ||
-      st.device_off[static_cast<std::size_t>(device)].load(std::memory_order_relaxed)) {
-    if (e != cudaSuccess) forget_own_error(e);
-    s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
-    return {};
-  }
-  event_ring*& mine = my_rings().by_device[static_cast<std::size_t>(device)];
-  const unsigned generation =
-      st.generation[static_cast<std::size_t>(device)].load(std::memory_order_acquire);
-  if (mine == nullptr || mine->generation() != generation) {
-    if (mine != nullptr) mine->owned.store(false, std::memory_order_release);
-    mine = nullptr;
-    // On an implicit stream the context may not exist yet; making events would create it and
-    // take the program's context creation out of its own measurement.
-    if (is_implicit_stream(stream) && !context_exists(device)) {
-      s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
-      return {};
-    }
-    mine = rings().claim(device, generation);
-    if (mine == nullptr) {
-      s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
-      return {};
-    }
-  }
+  const bool implicit = is_implicit_stream(stream);
+  event_ring* r = implicit ? ring_for_implicit(s, stream) : ring_for_explicit(s, stream);
+  if (r == nullptr) return {};
   device_mark m;
-  switch (mine->begin(s, index, stream, m.seq)) {
+  switch (r->begin(s, index, stream, implicit, m.seq)) {
     case event_ring::start::recorded: break;
     case event_ring::start::full: s->device_dropped.fetch_add(1, std::memory_order_relaxed); return {};
     case event_ring::start::failed: s->device_unavailable.fetch_add(1, std::memory_order_relaxed); return {};
   }
-  m.ring = mine;
+  m.ring = r;
   return m;
 }
 

@@ -39,6 +39,18 @@ class log_histogram {
     blk->n[i].fetch_add(1, std::memory_order_relaxed);
   }
 
+  /// add() for a histogram only one thread ever adds to: a plain load and store, no locked
+  /// read-modify-write. Readers on other threads still see whole counts.
+  void add_single_writer(std::uint64_t v) noexcept {
+    const auto [b, i] = locate(v);
+    block* blk = blocks_[b].load(std::memory_order_acquire);
+    if (blk == nullptr && (blk = grow(b)) == nullptr) {
+      lost_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    blk->n[i].store(blk->n[i].load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
+
   /// Calls f(lowest, highest, count) for every non-empty bucket, in increasing order.
   template <class F>
   void for_each(F&& f) const {

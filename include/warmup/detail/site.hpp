@@ -36,22 +36,25 @@ struct site {
   const std::uint32_t id;
   nvtx_name nvtx;
 
-  std::atomic<std::uint64_t> entered{0};  ///< calls begun; also the next call's index
-  series host;
+  // What every call touches shares one cache line: after a kernel launch has swept the
+  // caches, each further line a scope reads costs a miss.
+  alignas(64) std::atomic<std::uint64_t> entered{0};  ///< calls begun; also the next call's index
   idle_tracker idle;
   device_sampler sampler;
+  std::atomic<std::uint64_t> device_sampled_out{0};  ///< warm and steady: host time only
+  std::atomic<std::uint64_t> exceptions{0};          ///< calls left by an exception
+
+  series host;
   timeline line;
 
   std::atomic<std::uint64_t> bytes_first{0};
   std::atomic<std::uint64_t> bytes_total{0};
   std::atomic<bool> bytes_vary{false};
-  std::atomic<std::uint64_t> exceptions{0};  ///< calls left by an exception
 
   // Why calls that asked for device timing did not get it.
   std::atomic<std::uint64_t> device_captured{0};    ///< the stream was being captured
   std::atomic<std::uint64_t> device_unavailable{0};  ///< no GPU, a CUDA error, no context yet
   std::atomic<std::uint64_t> device_dropped{0};      ///< no room left in the event ring
-  std::atomic<std::uint64_t> device_sampled_out{0};  ///< warm and steady: host time only
 
   /// The device series, made by the first device measurement (off the hot path, when events are
   /// read back), so host-only sites never pay for it. Returns nullptr only if memory ran out.
