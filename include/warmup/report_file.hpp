@@ -22,6 +22,10 @@
 #include "warmup/svg.hpp"
 #include "warmup/trace.hpp"
 
+namespace warmup::detail {
+inline bool write_report_to(const report& r, std::string_view spec, std::string_view tag) noexcept;
+}  // namespace warmup::detail
+
 namespace warmup {
 inline namespace v1 {
 
@@ -117,11 +121,35 @@ inline std::string write_file_atomically(const std::string& path, const std::str
 ///   warmup::write_report(warmup::snapshot(), "stderr,report.json,report.svg");
 /// \endcode
 inline bool write_report(const report& r, std::string_view spec) noexcept {
+  return detail::write_report_to(r, spec, {});
+}
+
+}  // namespace v1
+}  // namespace warmup
+
+namespace warmup::detail {
+
+/// "out/report.json" -> "out/report.<tag>.json" (before ".trace.json" for traces): where a
+/// forked child writes its own report, leaving its parent's whole.
+inline std::string tagged_path(std::string_view path, std::string_view tag) {
+  const std::size_t slash = path.find_last_of('/');
+  const std::size_t base = slash == std::string_view::npos ? 0 : slash + 1;
+  std::size_t dot = path.rfind(".trace.json");
+  if (dot == std::string_view::npos || dot < base || dot + 11 != path.size()) dot = path.rfind('.');
+  if (dot == std::string_view::npos || dot <= base) dot = path.size();
+  return std::string(path.substr(0, dot)) + "." + std::string(tag) + std::string(path.substr(dot));
+}
+
+/// write_report, with every file destination tagged when `tag` is not empty.
+inline bool write_report_to(const report& r, std::string_view spec, std::string_view tag) noexcept {
   try {
     std::vector<report_destination> dests;
     std::string error;
     bool ok = parse_destinations(spec, dests, error);
     if (!ok) std::fprintf(stderr, "warmup: WARMUP_REPORT: %s\n", error.c_str());
+    if (!tag.empty())
+      for (report_destination& d : dests)
+        if (d.target != "stdout" && d.target != "stderr") d.target = tagged_path(d.target, tag);
     bool table_to_stderr = false;
     for (const report_destination& d : dests) {
       const std::string text = format_report(r, d.format);
@@ -150,8 +178,7 @@ inline bool write_report(const report& r, std::string_view spec) noexcept {
   }
 }
 
-}  // namespace v1
-}  // namespace warmup
+}  // namespace warmup::detail
 
 #if WARMUP_ENABLED
 namespace warmup::detail {
@@ -173,7 +200,9 @@ inline void report_at_exit() noexcept {
   const char* spec = std::getenv("WARMUP_REPORT");
   if (spec == nullptr) return;
   cuda().closed.store(true, std::memory_order_release);
-  write_report(snapshot(), spec);
+  // A forked child (a data-loader worker, say) writes beside its parent, never over it.
+  const std::string tag = cuda().forked.load(std::memory_order_relaxed) ? std::to_string(::getpid()) : std::string{};
+  write_report_to(snapshot(), spec, tag);
 }
 
 inline bool register_report_at_exit() noexcept {

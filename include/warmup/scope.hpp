@@ -17,6 +17,8 @@
 #if WARMUP_ENABLED
 #include "warmup/detail/clock.hpp"
 #include "warmup/detail/device_timer.hpp"
+#include "warmup/detail/environment.hpp"
+#include "warmup/detail/fork.hpp"
 #include "warmup/detail/nvtx.hpp"
 #include "warmup/detail/site.hpp"
 #else
@@ -127,6 +129,12 @@ class scope {
 #if WARMUP_ENABLED
     if (site_ == nullptr) return;
     const auto stop = detail::clock::now();
+    if (index_ >= site_->entered.load(std::memory_order_relaxed)) {
+      // The site was reset after this call began: the process forked inside the scope, and
+      // this is the child, which starts clean.
+      detail::nvtx_pop();
+      return;
+    }
     const std::uint64_t host_ns = detail::ns_between(start_, stop) + carried_ns_;
     const bool after_idle =
         site_->idle.candidate(detail::ns_since_epoch(start_), detail::ns_since_epoch(stop));

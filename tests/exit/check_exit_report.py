@@ -17,8 +17,9 @@ program = sys.argv[1]
 failures = []
 
 
-def run(report, how="return", code=0):
+def run(report, how="return", code=0, extra_env=None):
     env = dict(os.environ)
+    env.update(extra_env or {})
     if report is None:
         env.pop("WARMUP_REPORT", None)
     else:
@@ -84,6 +85,41 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run("stderr", how="quick_exit", code=6)
     check("std::quick_exit: status kept, no report (exit handlers do not run)", rc == 6 and "warmup report" not in err,
           (rc, err))
+
+    # fork: the child's report goes beside the parent's (its pid in the name), each whole.
+    forked = os.path.join(tmp, "forked.json")
+    rc, out, err = run(forked + "," + os.path.join(tmp, "forked.trace.json"), how="fork", code=9)
+    child_pid = out.strip()
+    check("fork: the parent's status kept", rc == 9, (rc, err))
+    parent = json.load(open(forked))
+    names = {s["name"]: s["calls"] for s in parent["sites"]}
+    check("fork: the parent's report holds its calls, not the child's",
+          names.get("exit.step") == 20 and "exit.child" not in names, names)
+    child_path = os.path.join(tmp, f"forked.{child_pid}.json")
+    child_trace = os.path.join(tmp, f"forked.{child_pid}.trace.json")
+    ok = child_pid.isdigit() and os.path.exists(child_path) and os.path.exists(child_trace)
+    check("fork: the child writes its own files, named with its pid", ok, (child_pid, sorted(os.listdir(tmp))))
+    if ok:
+        child = {s["name"]: s["calls"] for s in json.load(open(child_path))["sites"]}
+        check("fork: the child's report starts clean", child.get("exit.child") == 3 and child.get("exit.step", 0) == 0,
+              child)
+        json.load(open(child_trace))
+
+    # Garbage in every WARMUP_* variable: one message each, the defaults kept, status unchanged.
+    garbage = {"WARMUP_ENABLE": "perhaps", "WARMUP_DEVICE_SAMPLING": "sometimes", "WARMUP_IDLE_MS": "-1",
+               "WARMUP_TIMELINE_CALLS": "lots", "WARMUP_REPROT": "x"}
+    path = os.path.join(tmp, "garbage.json")
+    rc, out, err = run(path, code=11, extra_env=garbage)
+    check("garbage variables: status kept", rc == 11, (rc, err))
+    for name in garbage:
+        line = f"warmup: unknown variable {name}" if name == "WARMUP_REPROT" else f"warmup: {name}="
+        check(f"garbage variables: one message for {name}", err.count(line) == 1, err)
+    doc = json.load(open(path))
+    steps = [s for s in doc["sites"] if s["name"] == "exit.step"]
+    check("garbage variables: still measuring (WARMUP_ENABLE kept on)", steps and steps[0]["calls"] == 20, steps)
+    rc, out, err = run(os.path.join(tmp, "off.json"), code=0, extra_env={"WARMUP_ENABLE": "0"})
+    off = json.load(open(os.path.join(tmp, "off.json")))
+    check("WARMUP_ENABLE=0: nothing measured", all(s["calls"] == 0 for s in off["sites"]), off["sites"])
 
 if failures:
     sys.exit(f"{len(failures)} checks failed")

@@ -2,6 +2,12 @@
 //   return N        main returns N
 //   exit N          std::exit(N) from inside a function
 //   quick_exit N    std::quick_exit(N): exit handlers do not run, so no report (documented)
+//   fork N          forks after its work; the child measures its own calls and exits 0 (its pid
+//                   goes to stdout), the parent waits for it and returns N
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -24,5 +30,16 @@ int main(int argc, char** argv) {
   work();
   if (std::strcmp(how, "exit") == 0) std::exit(code);
   if (std::strcmp(how, "quick_exit") == 0) std::quick_exit(code);
+  if (std::strcmp(how, "fork") == 0) {
+    std::fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      for (int i = 0; i < 3; ++i) warmup::region_scope s{"exit.child"};
+      std::printf("%d\n", static_cast<int>(getpid()));
+      std::exit(0);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return 100;
+  }
   return code;
 }

@@ -114,10 +114,13 @@ TEST_CASE("threads sharing and not sharing sites lose and double-count no call")
   const auto r = warmup::snapshot();
   REQUIRE(find_site(r, "scope.shared") != nullptr);
   CHECK(find_site(r, "scope.shared")->calls == std::uint64_t{threads} * calls);
+  // Every call begun was recorded once, whichever lane of the series it went to.
+  CHECK(find_site(r, "scope.shared")->host.calls == std::uint64_t{threads} * calls);
   for (int t = 0; t < threads; ++t) {
     const auto* s = find_site(r, "scope.thread." + std::to_string(t), op_kind::launch);
     REQUIRE(s != nullptr);
     CHECK(s->calls == calls);
+    CHECK(s->host.calls == calls);
   }
 }
 

@@ -90,6 +90,10 @@ struct cuda_state {
 
   /// Set once the program is exiting and the library must make no further CUDA call.
   std::atomic<bool> closed{false};
+  /// Set in a forked child whose parent had initialised CUDA: the driver is unusable there.
+  std::atomic<bool> forked_after_init{false};
+  /// Set in any forked child: its report at exit goes to files of its own.
+  std::atomic<bool> forked{false};
   /// Run at exit before the CUDA runtime's teardown (set when a report at exit is asked for).
   void (*before_teardown)() = nullptr;
 
@@ -115,6 +119,17 @@ inline bool runtime_available() noexcept {
   std::lock_guard<std::mutex> lock(m);
   if (st.runtime.load(std::memory_order_acquire) != cuda_state::unknown)
     return st.runtime.load() == cuda_state::available;
+  if (st.forked_after_init.load(std::memory_order_relaxed)) {
+    // CUDA cannot be used in a child forked after its parent initialised it: no CUDA call.
+    try {
+      st.why_unavailable = "this process was forked from one that had initialised CUDA, which a child cannot use";
+    } catch (...) {
+    }
+    st.runtime.store(cuda_state::unavailable, std::memory_order_release);
+    notice_board().raise(notice_kind::no_device,
+                         "device timing is off: " + st.why_unavailable + "; host timing goes on");
+    return false;
+  }
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {

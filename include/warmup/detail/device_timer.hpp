@@ -79,6 +79,12 @@ class ring_list {
     return pending;
   }
 
+  void lock() noexcept { mutex_.lock(); }
+  void unlock() noexcept { mutex_.unlock(); }
+  /// Drops every ring without a CUDA call; caller holds the lock and is the only thread (a
+  /// forked child, where the parent's events cannot be used).
+  void forget_locked() noexcept { rings_.clear(); }
+
  private:
   std::mutex mutex_;
   std::vector<event_ring*> rings_;
@@ -157,6 +163,8 @@ inline event_ring* ring_for_explicit(site* s, cudaStream_t stream) noexcept {
   thread_rings& mine = my_rings();
   event_ring* r = mine.last;
   if (r != nullptr && r->context() == ctx && current(r)) return r;
+  for (event_ring* other : mine.by_device)  // a device this thread has timed before
+    if (other != nullptr && other->context() == ctx && current(other)) return mine.last = other;
   // A stream of another device than last time, or of a reset device: find its ring. Runtime
   // calls from here on, so not over an error of the program's.
   int device = -1;

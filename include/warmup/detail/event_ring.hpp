@@ -145,6 +145,13 @@ class event_ring {
 
  private:
   enum class slot_state : std::uint8_t { free, open, recorded, failed };
+  struct slot;
+
+ public:
+  /// Host memory of one measurement in flight (its two CUDA events are the driver's).
+  static const std::size_t slot_bytes;
+
+ private:
   struct slot {
     cudaEvent_t start = nullptr;
     cudaEvent_t end = nullptr;
@@ -303,5 +310,7 @@ class event_ring {
   std::atomic<std::uint64_t> head_{0};  // written by the owner alone
   std::atomic<std::uint64_t> tail_{0};  // written under mutex_ alone
 };
+
+inline const std::size_t event_ring::slot_bytes = sizeof(event_ring::slot);
 
 }  // namespace warmup::detail

@@ -26,6 +26,14 @@ class notices {
     std::fprintf(stderr, "warmup: %s\n", text.c_str());
   }
 
+  void lock() noexcept { mutex_.lock(); }
+  void unlock() noexcept { mutex_.unlock(); }
+  /// Forgets every notice; caller holds the lock and is the only thread (a forked child).
+  void reset_locked() noexcept {
+    for (auto& r : raised_) r.store(false, std::memory_order_relaxed);
+    texts_.clear();
+  }
+
   std::vector<std::string> all() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return texts_;

@@ -118,6 +118,12 @@ class series {
   series& operator=(const series&) = delete;
   ~series() { delete shared_.load(std::memory_order_relaxed); }
 
+  /// Forgets every call. Only while no other thread can record (in a forked child).
+  void reset() noexcept {
+    this->~series();
+    new (this) series{};
+  }
+
   /// Records the duration of call number `index` (0 = the site's first call).
   void record(std::uint64_t index, std::uint64_t ns, bool candidate = false) noexcept {
     ns = std::min(ns, max_ns);

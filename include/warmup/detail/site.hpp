@@ -71,10 +71,30 @@ struct site {
     return device_.load(std::memory_order_acquire);
   }
 
+  /// Memory held: the site, its timeline, its histograms' blocks, its device series, and its
+  /// name where the string keeps it outside the site.
   std::size_t bytes() const noexcept {
     const series* d = device_series_if_any();
-    return sizeof(*this) - sizeof(line) + line.bytes() + name.capacity() +
-           (d != nullptr ? d->bytes() : 0);
+    const char* p = name.data();
+    const bool name_inside = p >= reinterpret_cast<const char*>(this) && p < reinterpret_cast<const char*>(this + 1);
+    return sizeof(*this) - sizeof(line) - sizeof(host) + line.bytes() + host.bytes() +
+           (name_inside ? 0 : name.capacity() + 1) + (d != nullptr ? d->bytes() : 0);
+  }
+
+  /// Forgets every call, keeping the site's identity (name, id, NVTX string), so pointers held
+  /// by `WARMUP_SCOPE` statics stay good. Only while no other thread can record: in a forked
+  /// child, which starts with a clean report.
+  void reset() noexcept {
+    entered.store(0, std::memory_order_relaxed);
+    new (&idle) idle_tracker{};
+    new (&sampler) device_sampler{};
+    for (auto* a : {&device_sampled_out, &exceptions, &bytes_first, &bytes_total, &device_captured,
+                    &device_unavailable, &device_dropped})
+      a->store(0, std::memory_order_relaxed);
+    bytes_vary.store(false, std::memory_order_relaxed);
+    host.reset();
+    line.reset();
+    delete device_.exchange(nullptr, std::memory_order_acq_rel);
   }
 
  private:
@@ -105,6 +125,15 @@ class registry {
     out.reserve(sites_.size());
     for (const auto& s : sites_) out.push_back(s.get());
     return out;
+  }
+
+  /// For fork handlers: held across fork() so the child's copy is never locked by a thread
+  /// that does not exist there.
+  void lock() noexcept { mutex_.lock(); }
+  void unlock() noexcept { mutex_.unlock(); }
+  /// Forgets every site's calls; caller holds the lock and is the only thread.
+  void reset_locked() noexcept {
+    for (auto& s : sites_) s->reset();
   }
 
  private:

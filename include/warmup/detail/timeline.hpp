@@ -81,6 +81,18 @@ class timeline {
 
   std::size_t bytes() const noexcept { return sizeof(*this) + entries_.size() * sizeof(timeline_entry); }
 
+  /// Forgets every call. Only while no other thread can record (in a forked child).
+  void reset() noexcept {
+    for (auto& e : entries_) {
+      e.index_plus_one.store(0, std::memory_order_relaxed);
+      e.host_start.store(0, std::memory_order_relaxed);
+      e.host_ns.store(0, std::memory_order_relaxed);
+      e.device_start.store(0, std::memory_order_relaxed);
+      e.device_ns.store(0, std::memory_order_relaxed);
+    }
+    taken_.store(0, std::memory_order_relaxed);
+  }
+
  private:
   const std::size_t first_;
   std::vector<timeline_entry> entries_;

@@ -1,0 +1,193 @@
+// batching: "bigger batches are cheaper per sample, but every new shape warms up again", measured.
+//
+// A small MLP (two fully connected 1024 -> 1024 layers: cuBLAS SGEMM, then our bias + ReLU
+// kernel) runs at batch sizes 1, 2, 4, ..., 256, 20 forward passes each, smallest first. Each
+// batch size is its own site ("forward b=N"), timed on the host and on the device, so the report
+// shows the first call of each new shape (cuBLAS picks, and may load, a kernel per shape)
+// against its steady calls; the findings give the steady time per sample.
+//
+//   batching                 print the report and the findings
+//   batching --json FILE     also write the JSON report to FILE
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+#include <warmup/profile.hpp>
+
+namespace {
+
+constexpr const char* program = "batching";
+constexpr int width = 1024;  // every layer 1024 -> 1024
+constexpr int layers = 2;
+constexpr int max_batch = 256;
+constexpr int calls = 20;
+
+// Deterministic values in [-scale, scale).
+__global__ void fill(float* x, int count, unsigned seed, float scale) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) x[i] = scale * (float((unsigned(i) * 2654435761u + seed) % 2048u) / 1024.0f - 1.0f);
+}
+
+// y[o, b] = max(0, y[o, b] + bias[o]) for a column-major [out x batch] activation.
+__global__ void bias_relu(float* y, const float* bias, int out, int count) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) y[i] = fmaxf(0.0f, y[i] + bias[i % out]);
+}
+
+bool check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return true;
+  std::fprintf(stderr, "%s: %s failed: %s\n", program, what, cudaGetErrorString(e));
+  return false;
+}
+bool check(cublasStatus_t s, const char* what) {
+  if (s == CUBLAS_STATUS_SUCCESS) return true;
+  std::fprintf(stderr, "%s: %s failed: %s\n", program, what, cublasGetStatusString(s));
+  return false;
+}
+
+const warmup::site_report* find(const warmup::report& r, warmup::op_kind op, std::string_view name) {
+  for (const warmup::site_report& s : r.sites)
+    if (s.op == op && s.name == name) return &s;
+  return nullptr;
+}
+
+// 1234567 ns -> "1.23 ms".
+std::string fmt(std::chrono::nanoseconds d) {
+  double v = double(d.count());
+  const char* unit = "ns";
+  if (v >= 1e9) v /= 1e9, unit = "s";
+  else if (v >= 1e6) v /= 1e6, unit = "ms";
+  else if (v >= 1e3) v /= 1e3, unit = "us";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, unit);
+  return buf;
+}
+
+// "first 1.23 ms vs steady 45.0 us (27.3x)".
+std::string first_vs_steady(const warmup::timing& t) {
+  if (!t.steady) return "first " + fmt(t.first) + " (one call: no steady state)";
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "%.1fx", double(t.first.count()) / double(std::max<long long>(1, t.steady->p50.count())));
+  return "first " + fmt(t.first) + " vs steady " + fmt(t.steady->p50) + " (" + ratio + ")";
+}
+
+std::string site_name(int batch) { return "forward b=" + std::to_string(batch); }
+
+void print_findings(const warmup::report& r) {
+  std::chrono::nanoseconds per_sample_first{}, per_sample_last{};
+  for (int b = 1; b <= max_batch; b *= 2) {
+    const auto* s = find(r, warmup::op_kind::region, site_name(b));
+    if (s == nullptr) continue;
+    std::cout << "finding: " << s->name << ", a new shape: " << first_vs_steady(s->host) << " on the host";
+    if (s->device && s->device->steady) {
+      const std::chrono::nanoseconds per_sample = s->device->steady->p50 / b;
+      std::cout << "; steady " << fmt(s->device->steady->p50) << " on the device, " << fmt(per_sample) << " per sample";
+      if (b == 1) per_sample_first = per_sample;
+      per_sample_last = per_sample;
+    }
+    std::cout << '\n';
+  }
+  if (per_sample_first.count() > 0 && per_sample_last.count() > 0)
+    std::cout << "finding: once warm, the device time per sample falls from " << fmt(per_sample_first) << " at b=1 to "
+              << fmt(per_sample_last) << " at b=" << max_batch << " ("
+              << std::lround(double(per_sample_first.count()) / double(per_sample_last.count())) << "x)\n";
+}
+
+int finish(const char* json_path, int status) {
+  const warmup::report r = warmup::snapshot(warmup::device_wait::yes);
+  warmup::print(r, std::cout);
+  if (status == 0) print_findings(r);
+  if (json_path != nullptr) {
+    std::ofstream out(json_path);
+    out << warmup::to_json(r) << '\n';
+    if (!out) {
+      std::fprintf(stderr, "%s: cannot write %s\n", program, json_path);
+      return status == 0 ? 1 : status;
+    }
+  }
+  return status;
+}
+
+}  // namespace
+
+// On a failed CUDA or cuBLAS call: say which, print the report so far, exit 1.
+#define CHECK(call)                                          \
+  do {                                                       \
+    if (!check((call), #call)) return finish(json_path, 1); \
+  } while (0)
+
+int main(int argc, char** argv) {
+  const char* json_path = nullptr;
+  if (argc == 3 && std::strcmp(argv[1], "--json") == 0) json_path = argv[2];
+  else if (argc != 1) return std::fprintf(stderr, "usage: %s [--json FILE]\n", argv[0]), 2;
+
+  bool gpu = false;
+  {
+    warmup::context_scope init{"cudaSetDevice + cudaFree(0)"};
+    gpu = check(cudaSetDevice(0), "cudaSetDevice(0)") && check(cudaFree(nullptr), "cudaFree(0)");
+  }
+  if (!gpu) {
+    std::fprintf(stderr, "%s: no usable GPU\n", program);
+    return 77;
+  }
+  cudaStream_t stream;
+  CHECK(cudaStreamCreate(&stream));
+  cublasHandle_t handle;
+  {
+    warmup::region_scope s{"cublasCreate"};
+    CHECK(cublasCreate(&handle));
+  }
+  CHECK(cublasSetStream(handle, stream));
+
+  // Weights, biases and activations sized for the largest batch, made once: only the shape of
+  // the work changes from one batch size to the next, never an allocation.
+  float *w[layers], *bias[layers], *act[layers + 1];
+  for (int l = 0; l < layers; ++l) {
+    CHECK(cudaMalloc(&w[l], sizeof(float) * width * width));
+    CHECK(cudaMalloc(&bias[l], sizeof(float) * width));
+    fill<<<width * width / 256, 256, 0, stream>>>(w[l], width * width, 10 + l, 1.0f / std::sqrt(float(width)));
+    fill<<<width / 256, 256, 0, stream>>>(bias[l], width, 20 + l, 0.1f);
+  }
+  for (int l = 0; l <= layers; ++l) CHECK(cudaMalloc(&act[l], sizeof(float) * width * max_batch));
+  fill<<<width * max_batch / 256, 256, 0, stream>>>(act[0], width * max_batch, 1, 1.0f);
+  CHECK(cudaGetLastError());
+  CHECK(cudaStreamSynchronize(stream));
+
+  const float one = 1.0f, zero = 0.0f;
+  for (int batch = 1; batch <= max_batch; batch *= 2) {
+    const std::string site = site_name(batch);
+    for (int call = 0; call < calls; ++call) {
+      {
+        // One forward pass at this batch size; the sync after it (outside the scope) is where a
+        // server would read the answer.
+        warmup::region_scope forward{site, stream};
+        for (int l = 0; l < layers; ++l) {
+          CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, width, batch, width, &one, w[l], width, act[l], width,
+                            &zero, act[l + 1], width));
+          const int count = width * batch;
+          bias_relu<<<(count + 255) / 256, 256, 0, stream>>>(act[l + 1], bias[l], width, count);
+          CHECK(cudaGetLastError());
+        }
+      }
+      CHECK(cudaStreamSynchronize(stream));
+    }
+  }
+
+  CHECK(cublasDestroy(handle));
+  for (int l = 0; l < layers; ++l) {
+    CHECK(cudaFree(w[l]));
+    CHECK(cudaFree(bias[l]));
+  }
+  for (int l = 0; l <= layers; ++l) CHECK(cudaFree(act[l]));
+  CHECK(cudaStreamDestroy(stream));
+  return finish(json_path, 0);
+}

@@ -1,0 +1,202 @@
+// host_memory: "pinned memory is faster", measured, with what pinning costs.
+//
+//   - what pinning costs up front: cudaMallocHost of 256 MiB, and cudaHostRegister of 256 MiB
+//     from malloc;
+//   - 64 MiB copies, 20 each way, from and to pageable (std::vector) and pinned memory, on a
+//     stream so that the report has their device time and the bandwidth it gives;
+//   - one copy from freshly malloc'ed pages never written (the OS maps them during the copy)
+//     against one from malloc'ed pages written first.
+//
+//   host_memory                 print the report and the findings
+//   host_memory --json FILE     also write the JSON report to FILE
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <warmup/profile.hpp>
+
+namespace {
+
+constexpr const char* program = "host_memory";
+constexpr std::size_t pin_bytes = std::size_t{256} << 20;
+constexpr std::size_t copy_bytes = std::size_t{64} << 20;
+constexpr int copies = 20;
+
+bool check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return true;
+  std::fprintf(stderr, "%s: %s failed: %s\n", program, what, cudaGetErrorString(e));
+  return false;
+}
+
+const warmup::site_report* find(const warmup::report& r, warmup::op_kind op, std::string_view name) {
+  for (const warmup::site_report& s : r.sites)
+    if (s.op == op && s.name == name) return &s;
+  return nullptr;
+}
+
+// 1234567 ns -> "1.23 ms".
+std::string fmt(std::chrono::nanoseconds d) {
+  double v = double(d.count());
+  const char* unit = "ns";
+  if (v >= 1e9) v /= 1e9, unit = "s";
+  else if (v >= 1e6) v /= 1e6, unit = "ms";
+  else if (v >= 1e3) v /= 1e3, unit = "us";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, unit);
+  return buf;
+}
+
+std::string gbps(const warmup::site_report* s) {
+  if (s == nullptr || !s->bytes || !s->bytes->steady_gbps) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GB/s", *s->bytes->steady_gbps);
+  return buf;
+}
+
+const char* const malloc_host_site = "cudaMallocHost 256 MiB";
+const char* const register_site = "cudaHostRegister 256 MiB";
+const char* const h2d_pageable = "H2D 64 MiB pageable";
+const char* const h2d_pinned = "H2D 64 MiB pinned";
+const char* const d2h_pageable = "D2H 64 MiB pageable";
+const char* const d2h_pinned = "D2H 64 MiB pinned";
+const char* const untouched_site = "H2D 64 MiB from untouched malloc pages";
+const char* const touched_site = "H2D 64 MiB from touched malloc pages";
+
+void print_findings(const warmup::report& r) {
+  using warmup::op_kind;
+  const auto* mh = find(r, op_kind::alloc, malloc_host_site);
+  const auto* reg = find(r, op_kind::alloc, register_site);
+  if (mh && reg)
+    std::cout << "finding: pinning host memory costs time up front: cudaMallocHost(256 MiB) " << fmt(mh->host.first)
+              << ", cudaHostRegister(256 MiB) " << fmt(reg->host.first) << '\n';
+  const struct { const char* what; op_kind op; const char* pageable; const char* pinned; } pairs[] = {
+      {"H2D", op_kind::h2d, h2d_pageable, h2d_pinned}, {"D2H", op_kind::d2h, d2h_pageable, d2h_pinned}};
+  for (const auto& p : pairs) {
+    const auto* pg = find(r, p.op, p.pageable);
+    const auto* pn = find(r, p.op, p.pinned);
+    if (!pg || !pn) continue;
+    std::cout << "finding: pinned " << p.what << " copies are faster: steady " << gbps(pn) << " pinned vs "
+              << gbps(pg) << " pageable (device p50 " << (pn->device && pn->device->steady ? fmt(pn->device->steady->p50) : "-")
+              << " vs " << (pg->device && pg->device->steady ? fmt(pg->device->steady->p50) : "-")
+              << "); first pinned copy " << fmt(pn->host.first) << ", first pageable " << fmt(pg->host.first) << '\n';
+  }
+  const auto* un = find(r, op_kind::h2d, untouched_site);
+  const auto* to = find(r, op_kind::h2d, touched_site);
+  const auto* pg = find(r, op_kind::h2d, h2d_pageable);
+  if (un && to)
+    std::cout << "finding: a copy from never-written pages pays for mapping them: untouched " << fmt(un->host.first)
+              << " vs touched " << fmt(to->host.first) << " (steady pageable "
+              << (pg && pg->host.steady ? fmt(pg->host.steady->p50) : "-") << ")\n";
+}
+
+int finish(const char* json_path, int status) {
+  const warmup::report r = warmup::snapshot(warmup::device_wait::yes);
+  warmup::print(r, std::cout);
+  if (status == 0) print_findings(r);
+  if (json_path != nullptr) {
+    std::ofstream out(json_path);
+    out << warmup::to_json(r) << '\n';
+    if (!out) {
+      std::fprintf(stderr, "%s: cannot write %s\n", program, json_path);
+      return status == 0 ? 1 : status;
+    }
+  }
+  return status;
+}
+
+}  // namespace
+
+// On a failed CUDA call: say which, print the report so far, exit 1.
+#define CHECK(call)                                          \
+  do {                                                       \
+    if (!check((call), #call)) return finish(json_path, 1); \
+  } while (0)
+
+int main(int argc, char** argv) {
+  const char* json_path = nullptr;
+  if (argc == 3 && std::strcmp(argv[1], "--json") == 0) json_path = argv[2];
+  else if (argc != 1) return std::fprintf(stderr, "usage: %s [--json FILE]\n", argv[0]), 2;
+
+  bool gpu = false;
+  {
+    warmup::context_scope init{"cudaSetDevice + cudaFree(0)"};
+    gpu = check(cudaSetDevice(0), "cudaSetDevice(0)") && check(cudaFree(nullptr), "cudaFree(0)");
+  }
+  if (!gpu) {
+    std::fprintf(stderr, "%s: no usable GPU\n", program);
+    return 77;
+  }
+  cudaStream_t stream;
+  CHECK(cudaStreamCreate(&stream));
+  void* device = nullptr;
+  CHECK(cudaMalloc(&device, copy_bytes));
+
+  // What pinning costs: the driver locks every page and maps it for the GPU.
+  void* pinned = nullptr;
+  {
+    warmup::alloc_scope a{malloc_host_site, pin_bytes};
+    CHECK(cudaMallocHost(&pinned, pin_bytes));
+  }
+  // Page-aligned, never written: registering faults every page in and locks it.
+  void* registered = std::aligned_alloc(4096, pin_bytes);
+  if (registered == nullptr) {
+    std::fprintf(stderr, "%s: out of host memory\n", program);
+    return finish(json_path, 1);
+  }
+  {
+    warmup::alloc_scope a{register_site, pin_bytes};
+    CHECK(cudaHostRegister(registered, pin_bytes, cudaHostRegisterDefault));
+  }
+  CHECK(cudaHostUnregister(registered));
+  std::free(registered);
+
+  // Bandwidth. Each copy has the stream, so the report has its device time; the sync after it,
+  // outside the scope, keeps the copies apart.
+  std::vector<unsigned char> pageable(copy_bytes, 1);  // written by the constructor: touched
+  std::memset(pinned, 1, copy_bytes);
+  // One copy and its sync; `tag` picks the scope's kind (h2d_scope is warmup::scope<op::h2d>).
+  auto copy = [&](auto tag, const char* site, void* dst, const void* src, cudaMemcpyKind kind) {
+    {
+      warmup::scope<decltype(tag)> s{site, copy_bytes, stream};
+      if (!check(cudaMemcpyAsync(dst, src, copy_bytes, kind, stream), site)) return false;
+    }
+    return check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  };
+  const struct { const char* site; void* host; } h2d[] = {{h2d_pageable, pageable.data()}, {h2d_pinned, pinned}};
+  for (const auto& c : h2d)
+    for (int i = 0; i < copies; ++i)
+      if (!copy(warmup::op::h2d{}, c.site, device, c.host, cudaMemcpyHostToDevice)) return finish(json_path, 1);
+  const struct { const char* site; void* host; } d2h[] = {{d2h_pageable, pageable.data()}, {d2h_pinned, pinned}};
+  for (const auto& c : d2h)
+    for (int i = 0; i < copies; ++i)
+      if (!copy(warmup::op::d2h{}, c.site, c.host, device, cudaMemcpyDeviceToHost)) return finish(json_path, 1);
+
+  // Fresh malloc memory (64 MiB comes straight from mmap): its pages do not exist until touched.
+  // The first buffer is copied as it comes, the second after being written once.
+  void* untouched = std::malloc(copy_bytes);
+  void* touched = std::malloc(copy_bytes);
+  if (untouched == nullptr || touched == nullptr) {
+    std::fprintf(stderr, "%s: out of host memory\n", program);
+    return finish(json_path, 1);
+  }
+  std::memset(touched, 2, copy_bytes);
+  if (!copy(warmup::op::h2d{}, untouched_site, device, untouched, cudaMemcpyHostToDevice) ||
+      !copy(warmup::op::h2d{}, touched_site, device, touched, cudaMemcpyHostToDevice))
+    return finish(json_path, 1);
+  std::free(untouched);
+  std::free(touched);
+
+  CHECK(cudaFreeHost(pinned));
+  CHECK(cudaFree(device));
+  CHECK(cudaStreamDestroy(stream));
+  return finish(json_path, 0);
+}

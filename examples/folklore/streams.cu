@@ -1,0 +1,212 @@
+// streams: "overlap copies with compute using streams", measured.
+//
+// 64 MiB of pinned host data goes through the GPU in 16 chunks of 4 MiB: copy in, process
+// (a kernel), copy out. First all on one stream, where each step waits for the one before;
+// then the chunks alternate between two streams, so one chunk's copy in can run while another
+// is processed and a third copied out (H2D, D2H and kernels use different engines).
+// Each whole pipeline is a region on the first stream; for two streams it forks the second
+// stream off the first and joins it back with events, so the region's device time covers both.
+// Each step of each chunk is its own device-timed site too.
+//
+//   streams                 print the report and the findings
+//   streams --json FILE     also write the JSON report to FILE
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+#include <warmup/profile.hpp>
+
+namespace {
+
+constexpr const char* program = "streams";
+constexpr int chunks = 16;
+constexpr std::size_t chunk_elements = std::size_t{1} << 20;  // 4 MiB of floats
+constexpr std::size_t chunk_bytes = chunk_elements * sizeof(float);
+constexpr std::size_t total_elements = chunk_elements * chunks;
+constexpr int iterations = 2000;  // kernel work per element: about as long as a chunk's copy
+constexpr int pipelines = 20;
+
+// The "processing": a dependent chain of multiply-adds per element.
+__host__ __device__ inline float process_one(float x) {
+  for (int k = 0; k < iterations; ++k) x = x * 0.999f + 0.001f;
+  return x;
+}
+__global__ void process(const float* in, float* out, std::size_t count) {
+  const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if (i < count) out[i] = process_one(in[i]);
+}
+
+bool check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return true;
+  std::fprintf(stderr, "%s: %s failed: %s\n", program, what, cudaGetErrorString(e));
+  return false;
+}
+
+const warmup::site_report* find(const warmup::report& r, warmup::op_kind op, std::string_view name) {
+  for (const warmup::site_report& s : r.sites)
+    if (s.op == op && s.name == name) return &s;
+  return nullptr;
+}
+
+// 1234567 ns -> "1.23 ms".
+std::string fmt(std::chrono::nanoseconds d) {
+  double v = double(d.count());
+  const char* unit = "ns";
+  if (v >= 1e9) v /= 1e9, unit = "s";
+  else if (v >= 1e6) v /= 1e6, unit = "ms";
+  else if (v >= 1e3) v /= 1e3, unit = "us";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, unit);
+  return buf;
+}
+
+// "first 1.23 ms vs steady 45.0 us (27.3x)".
+std::string first_vs_steady(const warmup::timing& t) {
+  if (!t.steady) return "first " + fmt(t.first) + " (one call: no steady state)";
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "%.1fx", double(t.first.count()) / double(std::max<long long>(1, t.steady->p50.count())));
+  return "first " + fmt(t.first) + " vs steady " + fmt(t.steady->p50) + " (" + ratio + ")";
+}
+
+const char* const pipeline_sites[] = {"pipeline 64 MiB, 1 stream", "pipeline 64 MiB, 2 streams"};
+const char* const h2d_sites[] = {"H2D 4 MiB chunk, 1 stream", "H2D 4 MiB chunk, 2 streams"};
+const char* const kernel_sites[] = {"process chunk, 1 stream", "process chunk, 2 streams"};
+const char* const d2h_sites[] = {"D2H 4 MiB chunk, 1 stream", "D2H 4 MiB chunk, 2 streams"};
+
+void print_findings(const warmup::report& r) {
+  const auto* one = find(r, warmup::op_kind::region, pipeline_sites[0]);
+  const auto* two = find(r, warmup::op_kind::region, pipeline_sites[1]);
+  for (const auto* s : {one, two})
+    if (s && s->device)
+      std::cout << "finding: " << s->name << " on the device: " << first_vs_steady(*s->device) << '\n';
+  if (one && two && one->device && two->device && one->device->steady && two->device->steady) {
+    char speedup[32];
+    std::snprintf(speedup, sizeof speedup, "%.2fx",
+                  double(one->device->steady->p50.count()) / double(std::max<long long>(1, two->device->steady->p50.count())));
+    std::cout << "finding: overlapping copies and kernels over two streams: steady " << fmt(one->device->steady->p50)
+              << " on 1 stream vs " << fmt(two->device->steady->p50) << " on 2 streams (" << speedup << " speed-up)\n";
+  }
+  const auto* k1 = find(r, warmup::op_kind::launch, kernel_sites[0]);
+  const auto* k2 = find(r, warmup::op_kind::launch, kernel_sites[1]);
+  if (k1 && k2 && k1->device && k2->device && k1->device->steady && k2->device->steady)
+    std::cout << "finding: one chunk's kernel, alone vs overlapped with copies: steady "
+              << fmt(k1->device->steady->p50) << " alone vs " << fmt(k2->device->steady->p50) << " overlapped\n";
+}
+
+int finish(const char* json_path, int status) {
+  const warmup::report r = warmup::snapshot(warmup::device_wait::yes);
+  warmup::print(r, std::cout);
+  if (status == 0) print_findings(r);
+  if (json_path != nullptr) {
+    std::ofstream out(json_path);
+    out << warmup::to_json(r) << '\n';
+    if (!out) {
+      std::fprintf(stderr, "%s: cannot write %s\n", program, json_path);
+      return status == 0 ? 1 : status;
+    }
+  }
+  return status;
+}
+
+}  // namespace
+
+// On a failed CUDA call: say which, print the report so far, exit 1.
+#define CHECK(call)                                          \
+  do {                                                       \
+    if (!check((call), #call)) return finish(json_path, 1); \
+  } while (0)
+
+int main(int argc, char** argv) {
+  const char* json_path = nullptr;
+  if (argc == 3 && std::strcmp(argv[1], "--json") == 0) json_path = argv[2];
+  else if (argc != 1) return std::fprintf(stderr, "usage: %s [--json FILE]\n", argv[0]), 2;
+
+  bool gpu = false;
+  {
+    warmup::context_scope init{"cudaSetDevice + cudaFree(0)"};
+    gpu = check(cudaSetDevice(0), "cudaSetDevice(0)") && check(cudaFree(nullptr), "cudaFree(0)");
+  }
+  if (!gpu) {
+    std::fprintf(stderr, "%s: no usable GPU\n", program);
+    return 77;
+  }
+  cudaStream_t streams[2];
+  CHECK(cudaStreamCreateWithFlags(&streams[0], cudaStreamNonBlocking));
+  CHECK(cudaStreamCreateWithFlags(&streams[1], cudaStreamNonBlocking));
+  cudaEvent_t fork, join;  // ordering only: no timing
+  CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+
+  // Overlap needs pinned host memory: a copy from pageable memory is staged by the host.
+  float *host_in = nullptr, *host_out = nullptr, *dev_in = nullptr, *dev_out = nullptr;
+  {
+    warmup::alloc_scope a{"cudaMallocHost 2 x 64 MiB", 2 * total_elements * sizeof(float)};
+    CHECK(cudaMallocHost(&host_in, total_elements * sizeof(float)));
+    CHECK(cudaMallocHost(&host_out, total_elements * sizeof(float)));
+  }
+  CHECK(cudaMalloc(&dev_in, total_elements * sizeof(float)));
+  CHECK(cudaMalloc(&dev_out, total_elements * sizeof(float)));
+  for (std::size_t i = 0; i < total_elements; ++i) host_in[i] = float(i % 1000) / 1000.0f;
+
+  for (int mode = 0; mode < 2; ++mode) {  // 0: one stream, 1: two streams
+    const int used = mode + 1;
+    for (int p = 0; p < pipelines; ++p) {
+      {
+        warmup::region_scope pipeline{pipeline_sites[mode], streams[0]};
+        if (used == 2) {  // fork: the second stream starts after the region's start on the first
+          CHECK(cudaEventRecord(fork, streams[0]));
+          CHECK(cudaStreamWaitEvent(streams[1], fork, 0));
+        }
+        for (int c = 0; c < chunks; ++c) {
+          cudaStream_t s = streams[c % used];
+          const std::size_t offset = std::size_t(c) * chunk_elements;
+          {
+            warmup::h2d_scope up{h2d_sites[mode], chunk_bytes, s};
+            CHECK(cudaMemcpyAsync(dev_in + offset, host_in + offset, chunk_bytes, cudaMemcpyHostToDevice, s));
+          }
+          {
+            warmup::launch_scope k{kernel_sites[mode], s};
+            process<<<unsigned(chunk_elements / 256), 256, 0, s>>>(dev_in + offset, dev_out + offset, chunk_elements);
+          }
+          CHECK(cudaGetLastError());
+          {
+            warmup::d2h_scope down{d2h_sites[mode], chunk_bytes, s};
+            CHECK(cudaMemcpyAsync(host_out + offset, dev_out + offset, chunk_bytes, cudaMemcpyDeviceToHost, s));
+          }
+        }
+        if (used == 2) {  // join: the first stream (and so the region's end) waits for the second
+          CHECK(cudaEventRecord(join, streams[1]));
+          CHECK(cudaStreamWaitEvent(streams[0], join, 0));
+        }
+      }
+      CHECK(cudaStreamSynchronize(streams[0]));  // outside the region: its device time is GPU work only
+    }
+  }
+
+  // The answer, against the host doing the same arithmetic (FMA contraction may differ).
+  for (std::size_t i = 0; i < total_elements; i += 4099) {
+    const float want = process_one(host_in[i]);
+    if (std::fabs(host_out[i] - want) > 1e-3f * std::fabs(want) + 1e-3f) {
+      std::fprintf(stderr, "%s: element %zu is %g, expected %g\n", program, i, double(host_out[i]), double(want));
+      return finish(json_path, 1);
+    }
+  }
+
+  CHECK(cudaFreeHost(host_in));
+  CHECK(cudaFreeHost(host_out));
+  CHECK(cudaFree(dev_in));
+  CHECK(cudaFree(dev_out));
+  CHECK(cudaEventDestroy(fork));
+  CHECK(cudaEventDestroy(join));
+  CHECK(cudaStreamDestroy(streams[0]));
+  CHECK(cudaStreamDestroy(streams[1]));
+  return finish(json_path, 0);
+}

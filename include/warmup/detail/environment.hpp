@@ -1,0 +1,122 @@
+/// @file
+/// @brief The WARMUP_* environment variables: read once at load, each checked, none trusted.
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <unistd.h>  // environ
+
+#include "warmup/detail/recurrence.hpp"
+#include "warmup/detail/text.hpp"
+#include "warmup/detail/timeline.hpp"
+#include "warmup/enable.hpp"
+
+namespace warmup::detail {
+
+/// Every variable the library reads. WARMUP_REPORT is read at exit (report_file.hpp) and checked
+/// there; the others here, before main.
+inline constexpr std::string_view known_variables[] = {
+    "WARMUP_REPORT", "WARMUP_ENABLE", "WARMUP_DEVICE_SAMPLING", "WARMUP_IDLE_MS", "WARMUP_TIMELINE_CALLS"};
+
+/// What the environment asks for; a field stays empty when its variable is unset or wrong.
+struct environment_settings {
+  int enable = -1;            ///< 0 or 1; -1: unset or not understood
+  int every_call = -1;        ///< 0: adaptive, 1: every_call
+  std::int64_t idle_ms = -1;  ///< 1 .. 3,600,000
+  std::int64_t timeline_calls = -1;  ///< 1 .. 100,000
+  std::vector<std::string> messages;  ///< one per variable that was not understood
+};
+
+inline std::string quoted_value(std::string_view v) { return "'" + printable(v, 80) + "'"; }
+
+/// A whole decimal number in [lo, hi], nothing before or after it.
+inline bool parse_bounded(std::string_view v, std::int64_t lo, std::int64_t hi, std::int64_t& out) noexcept {
+  std::int64_t x = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc{} || end != v.data() + v.size() || x < lo || x > hi) return false;
+  out = x;
+  return true;
+}
+
+/// Reads the variables through `get` (std::getenv by default; tests pass their own) and, given
+/// the names of every variable set, flags those starting with WARMUP_ that the library does
+/// not know (a typo would otherwise be silently ignored).
+template <class Get>
+environment_settings read_environment(Get&& get, const std::vector<std::string_view>& set_names) {
+  environment_settings e;
+  const auto bad = [&](std::string_view name, std::string_view value, const char* expected, const char* fallback) {
+    e.messages.push_back(std::string(name) + "=" + quoted_value(value) + " is not " + expected + "; " + fallback);
+  };
+  if (const char* v = get("WARMUP_ENABLE")) {
+    const std::string_view s{v};
+    if (s == "1" || s == "on" || s == "true" || s == "yes") e.enable = 1;
+    else if (s == "0" || s == "off" || s == "false" || s == "no") e.enable = 0;
+    else bad("WARMUP_ENABLE", s, "one of 1, on, true, yes, 0, off, false, no", "measuring stays on");
+  }
+  if (const char* v = get("WARMUP_DEVICE_SAMPLING")) {
+    const std::string_view s{v};
+    if (s == "adaptive") e.every_call = 0;
+    else if (s == "every_call") e.every_call = 1;
+    else bad("WARMUP_DEVICE_SAMPLING", s, "adaptive or every_call", "adaptive sampling stays");
+  }
+  if (const char* v = get("WARMUP_IDLE_MS")) {
+    if (!parse_bounded(v, 1, 3'600'000, e.idle_ms))
+      bad("WARMUP_IDLE_MS", v, "a whole number of milliseconds from 1 to 3600000", "the idle threshold stays 1000 ms");
+  }
+  if (const char* v = get("WARMUP_TIMELINE_CALLS")) {
+    if (!parse_bounded(v, 1, 100'000, e.timeline_calls))
+      bad("WARMUP_TIMELINE_CALLS", v, "a whole number from 1 to 100000", "the timeline keeps each site's first 16 calls");
+  }
+  for (std::string_view name : set_names) {
+    if (name.substr(0, 7) != "WARMUP_") continue;
+    bool known = false;
+    for (std::string_view k : known_variables) known = known || k == name;
+    if (known) continue;
+    std::string m = "unknown variable " + printable(name, 80) + " ignored";
+    if (name == "WARMUP_DISABLE")
+      m += " (WARMUP_DISABLE is a compile-time macro; WARMUP_ENABLE=0 stops measuring at run time)";
+    else
+      m += " (known: WARMUP_REPORT, WARMUP_ENABLE, WARMUP_DEVICE_SAMPLING, WARMUP_IDLE_MS, WARMUP_TIMELINE_CALLS)";
+    e.messages.push_back(std::move(m));
+  }
+  return e;
+}
+
+/// The names of the process's environment variables.
+inline std::vector<std::string_view> environment_names() {
+  std::vector<std::string_view> names;
+  for (char** p = environ; p != nullptr && *p != nullptr; ++p) {
+    const char* eq = std::strchr(*p, '=');
+    names.emplace_back(*p, eq != nullptr ? static_cast<std::size_t>(eq - *p) : std::strlen(*p));
+  }
+  return names;
+}
+
+/// Applies what the environment asks for and prints one line per variable not understood.
+/// Runs before main; never throws, never exits.
+inline bool apply_environment() noexcept {
+  try {
+    const environment_settings e = read_environment([](const char* n) { return std::getenv(n); }, environment_names());
+    if (e.enable == 0) measuring.store(false, std::memory_order_relaxed);
+    if (e.every_call >= 0) sample_device.store(e.every_call == 0, std::memory_order_relaxed);
+    if (e.idle_ms > 0)
+      recurrence().idle_ns.store(static_cast<std::uint64_t>(e.idle_ms) * 1'000'000, std::memory_order_relaxed);
+    if (e.timeline_calls > 0)
+      timeline_config().first_calls.store(static_cast<std::uint32_t>(e.timeline_calls), std::memory_order_relaxed);
+    for (const std::string& m : e.messages) std::fprintf(stderr, "warmup: %s\n", m.c_str());
+  } catch (...) {
+    std::fputs("warmup: the WARMUP_* variables could not be read (out of memory); defaults kept\n", stderr);
+  }
+  return true;
+}
+
+inline const bool environment_applied = apply_environment();
+
+}  // namespace warmup::detail

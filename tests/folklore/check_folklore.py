@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""Runs one folklore example (examples/folklore) and checks its report.
+
+Each example runs with --json into a temporary directory. The checks are the report's
+structure (every expected site, with its call count and clocks) and the directions of the
+findings that hold on any modern GPU (first > steady where a cost is paid once, pinned faster
+than pageable, ...), never a ratio. Exits 77 (skipped) when the example found no GPU.
+
+usage: check_folklore.py EXAMPLE_NAME PROGRAM [ARGS...]
+  EXAMPLE_NAME: alloc, host_memory, module_loading, module_loading_ptx, cublas_variants,
+                batching, streams or graphs; ARGS go to the program before --json FILE.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+MIB = 1 << 20
+CONTEXT = "cudaSetDevice + cudaFree(0)"
+
+
+class Report:
+    """One run's JSON report and its printed output."""
+
+    def __init__(self, doc, stdout, tag):
+        self.doc, self.stdout, self.tag = doc, stdout, tag
+        self.sites = {(s["op"], s["name"]): s for s in doc["sites"]}
+
+    def site(self, op, name, calls=None, device=None):
+        """The site (op, name); asserts its call count and whether it has device times."""
+        assert (op, name) in self.sites, (self.tag, op, name, sorted(self.sites))
+        s = self.sites[(op, name)]
+        assert s["host_ns"]["calls"] == s["calls"], (self.tag, name, s["host_ns"]["calls"], s["calls"])
+        if calls is not None:
+            assert s["calls"] == calls, (self.tag, name, s["calls"], calls)
+        if device is True:
+            assert s["device_ns"] is not None, (self.tag, name, s["device_untimed"])
+        elif device is False:
+            assert s["device_ns"] is None, (self.tag, name, s["device_ns"])
+        elif isinstance(device, int):
+            assert s["device_ns"] is not None and s["device_ns"]["calls"] == device, (
+                self.tag, name, s["device_ns"] and s["device_ns"]["calls"], device)
+        return s
+
+    def findings(self, at_least):
+        lines = [l for l in self.stdout.splitlines() if l.startswith("finding: ")]
+        assert len(lines) >= at_least, (self.tag, len(lines), at_least, lines)
+        return lines
+
+
+def p50(timing):
+    assert timing is not None and timing["steady"] is not None, timing
+    return timing["steady"]["p50"]
+
+
+def first(timing):
+    return timing["first"]
+
+
+def cold(s, clock="host_ns"):
+    """The site's first call is slower than its steady p50."""
+    t = s[clock]
+    assert first(t) > p50(t), (s["name"], clock, first(t), p50(t))
+
+
+def run(program, args, tmp, tag, env=None):
+    """Runs the program with --json; exits 77 if it found no GPU; returns its Report."""
+    path = os.path.join(tmp, tag + ".json")
+    full_env = dict(os.environ)
+    for k, v in (env or {}).items():
+        if v is None:
+            full_env.pop(k, None)
+        else:
+            full_env[k] = v
+    command = [program, *args, "--json", path]
+    shown = " ".join(f"{k}={v}" for k, v in (env or {}).items() if v is not None)
+    print(f"=== {tag}: {shown} {' '.join(command)}", flush=True)
+    proc = subprocess.run(command, capture_output=True, text=True, env=full_env, timeout=100)
+    sys.stdout.write(proc.stdout)
+    sys.stderr.write(proc.stderr)
+    sys.stdout.flush()
+    if "no usable GPU" in proc.stderr:
+        sys.exit(77)
+    assert proc.returncode == 0, (tag, proc.returncode)
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    assert doc["schema"] == "warmup.report/1", doc["schema"]
+    assert doc["device"] is not None and doc["device_status"] == "ok", doc["device_status"]
+    assert doc["device_pending"] == 0, doc["device_pending"]
+    r = Report(doc, proc.stdout, tag)
+    r.site("context", CONTEXT, calls=1)
+    return r
+
+
+def check_alloc(program, args, tmp):
+    r = run(program, args, tmp, "alloc")
+    m = r.site("alloc", "cudaMalloc 64 MiB", calls=20)
+    zero = r.site("alloc", "cudaMallocAsync 64 MiB, release threshold 0", calls=20)
+    high = r.site("alloc", "cudaMallocAsync 64 MiB, release threshold max", calls=20)
+    pre = r.site("alloc", "pre-allocate 64 MiB high-water (malloc+free+sync)", calls=1)
+    after = r.site("alloc", "cudaMallocAsync 64 MiB, after pre-allocation", calls=20)
+    for s in (m, zero, high, pre, after):
+        assert s["bytes"]["first"] == 64 * MIB, s["bytes"]
+    cold(m)  # the first cudaMalloc is the slowest
+    cold(high)  # the raised threshold leaves only the first call cold (the pool was emptied)...
+    assert p50(zero["host_ns"]) > p50(high["host_ns"]), (zero["host_ns"]["steady"], high["host_ns"]["steady"])
+    # ... and pre-allocation moves that first call out of the loop.
+    assert first(after["host_ns"]) < first(pre["host_ns"]), (after["host_ns"]["first"], pre["host_ns"]["first"])
+    r.findings(4)
+
+
+def check_host_memory(program, args, tmp):
+    r = run(program, args, tmp, "host_memory")
+    for name in ("cudaMallocHost 256 MiB", "cudaHostRegister 256 MiB"):
+        assert r.site("alloc", name, calls=1)["bytes"]["first"] == 256 * MIB
+    for op in ("h2d", "d2h"):
+        pageable = r.site(op, f"{op.upper()} 64 MiB pageable", calls=20, device=20)
+        pinned = r.site(op, f"{op.upper()} 64 MiB pinned", calls=20, device=20)
+        for s in (pageable, pinned):
+            assert s["bytes"]["first"] == 64 * MIB and s["bytes"]["steady_gbps"] is not None, s["bytes"]
+        assert pinned["bytes"]["steady_gbps"] > pageable["bytes"]["steady_gbps"], (
+            op, pinned["bytes"]["steady_gbps"], pageable["bytes"]["steady_gbps"])
+    untouched = r.site("h2d", "H2D 64 MiB from untouched malloc pages", calls=1, device=1)
+    touched = r.site("h2d", "H2D 64 MiB from touched malloc pages", calls=1, device=1)
+    assert first(untouched["host_ns"]) > first(touched["host_ns"]), (untouched["host_ns"]["first"],
+                                                                      touched["host_ns"]["first"])
+    r.findings(4)
+
+
+KERNELS = ("launch fill", "launch scale", "launch saxpy", "launch relu")
+
+
+def first_launches(r):
+    """Checks the four kernel sites; returns the sum of their first launches' host times."""
+    total = 0
+    for name in KERNELS:
+        s = r.site("launch", name, calls=20, device=20)
+        total += first(s["host_ns"])
+    r.findings(6)
+    return total
+
+
+def check_module_loading(program, args, tmp):
+    sums = {}
+    for mode in ("EAGER", "LAZY"):
+        r = run(program, args, tmp, f"module_loading_{mode.lower()}", {"CUDA_MODULE_LOADING": mode})
+        assert f"CUDA_MODULE_LOADING={mode}" in r.stdout and "build: SASS" in r.stdout
+        sums[mode] = first_launches(r)
+        if mode == "LAZY":
+            cold(r.site("launch", KERNELS[0]))  # the first launch loads the module
+    print(f"first launches, host, summed: EAGER {sums['EAGER'] / 1e3:.1f} us, LAZY {sums['LAZY'] / 1e3:.1f} us")
+    assert sums["LAZY"] > sums["EAGER"], sums  # eager loading paid for them in the context
+
+
+def check_module_loading_ptx(program, args, tmp):
+    cache = os.path.join(tmp, "jit-cache")
+    os.mkdir(cache)
+    runs = [("cache_off", {"CUDA_CACHE_DISABLE": "1", "CUDA_CACHE_PATH": None}),
+            ("cache_cold", {"CUDA_CACHE_DISABLE": None, "CUDA_CACHE_PATH": cache}),
+            ("cache_warm", {"CUDA_CACHE_DISABLE": None, "CUDA_CACHE_PATH": cache})]
+    sums = {}
+    for tag, env in runs:
+        r = run(program, args, tmp, f"module_loading_ptx_{tag}", {"CUDA_MODULE_LOADING": "LAZY", **env})
+        assert "build: PTX only" in r.stdout
+        sums[tag] = first_launches(r)
+        if tag == "cache_off":
+            cold(r.site("launch", KERNELS[0]))  # JIT at the first launch
+        if tag == "cache_cold":
+            assert any(files for _, _, files in os.walk(cache)), "the JIT cache stayed empty"
+    print("first launches, host, summed: " + ", ".join(f"{k} {v / 1e3:.1f} us" for k, v in sums.items()))
+    assert sums["cache_off"] > sums["cache_warm"], sums
+    assert sums["cache_cold"] > sums["cache_warm"], sums
+
+
+def check_cublas_variants(program, args, tmp):
+    r = run(program, args, tmp, "cublas_variants")
+    r.site("region", "cublasCreate", calls=1)
+    names = ("SGEMM fp32 4096^3", "GemmEx tf32 4096^3", "GemmEx fp16 4096^3", "GemmEx bf16 4096^3")
+    gemms = [r.site("launch", name, calls=20, device=20) for name in names]
+    for s in gemms:
+        cold(s)  # warm-up is per variant, on the host
+    fp32 = p50(gemms[0]["device_ns"])
+    for s in gemms[1:]:  # tensor cores beat FP32 CUDA cores
+        assert p50(s["device_ns"]) < fp32, (s["name"], p50(s["device_ns"]), fp32)
+    assert sum("TFLOP/s" in l for l in r.findings(5)) == 4
+
+
+def check_batching(program, args, tmp):
+    r = run(program, args, tmp, "batching")
+    r.site("region", "cublasCreate", calls=1)
+    batches = [1 << i for i in range(9)]
+    sites = {b: r.site("region", f"forward b={b}", calls=20, device=20) for b in batches}
+    cold(sites[1])  # the very first forward: cuBLAS's first SGEMM
+    per_sample = {b: p50(s["device_ns"]) / b for b, s in sites.items()}
+    assert per_sample[256] < per_sample[1], per_sample
+    r.findings(10)
+
+
+def check_streams(program, args, tmp):
+    r = run(program, args, tmp, "streams")
+    r.site("alloc", "cudaMallocHost 2 x 64 MiB", calls=1)
+    pipelines = {}
+    for mode in ("1 stream", "2 streams"):
+        pipelines[mode] = r.site("region", f"pipeline 64 MiB, {mode}", calls=20, device=20)
+        for op, name in (("h2d", "H2D 4 MiB chunk"), ("launch", "process chunk"), ("d2h", "D2H 4 MiB chunk")):
+            s = r.site(op, f"{name}, {mode}", calls=16 * 20, device=True)
+            if op != "launch":
+                assert s["bytes"]["first"] == 4 * MIB, s["bytes"]
+    one, two = p50(pipelines["1 stream"]["device_ns"]), p50(pipelines["2 streams"]["device_ns"])
+    print(f"pipeline device p50: 1 stream {one / 1e6:.3f} ms, 2 streams {two / 1e6:.3f} ms")
+    assert two < one, (one, two)  # overlap
+    assert any("speed-up" in l for l in r.findings(3))
+
+
+def check_graphs(program, args, tmp):
+    r = run(program, args, tmp, "graphs")
+    chain = r.site("region", "20 kernels on a stream", calls=50, device=True)
+    inside = r.site("launch", "step, recorded during capture", calls=20, device=False)
+    assert inside["device_untimed"]["captured"] == 20, inside["device_untimed"]
+    r.site("region", "capture 20 kernels", calls=1, device=False)
+    r.site("region", "cudaGraphInstantiate", calls=1, device=False)
+    r.site("region", "cudaGraphUpload", calls=1, device=1)
+    graph = r.site("launch", "cudaGraphLaunch (20 kernels)", calls=50, device=True)
+    assert graph["host_ns"]["steady"] is not None and graph["device_ns"]["steady"] is not None
+    # One graph launch costs the CPU less than 20 kernel launches.
+    assert p50(graph["host_ns"]) < p50(chain["host_ns"]), (p50(graph["host_ns"]), p50(chain["host_ns"]))
+    r.findings(3)
+
+
+CHECKS = {
+    "alloc": check_alloc,
+    "host_memory": check_host_memory,
+    "module_loading": check_module_loading,
+    "module_loading_ptx": check_module_loading_ptx,
+    "cublas_variants": check_cublas_variants,
+    "batching": check_batching,
+    "streams": check_streams,
+    "graphs": check_graphs,
+}
+
+
+def main():
+    if len(sys.argv) < 3 or sys.argv[1] not in CHECKS:
+        sys.exit(f"usage: {sys.argv[0]} {{{','.join(CHECKS)}}} PROGRAM [ARGS...]")
+    name, program, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    with tempfile.TemporaryDirectory() as tmp:
+        CHECKS[name](program, args, tmp)
+    print(f"folklore {name}: ok")
+
+
+if __name__ == "__main__":
+    main()

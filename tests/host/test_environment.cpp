@@ -1,0 +1,82 @@
+// The WARMUP_* variables: every value is checked; garbage gets a message naming the variable
+// and what it falls back to, and changes nothing.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "warmup/detail/environment.hpp"
+
+using warmup::detail::environment_settings;
+using warmup::detail::read_environment;
+
+namespace {
+environment_settings read(const std::map<std::string, std::string>& env) {
+  std::vector<std::string_view> names;
+  for (const auto& [k, v] : env) names.emplace_back(k);
+  return read_environment(
+      [&](const char* name) -> const char* {
+        const auto it = env.find(name);
+        return it == env.end() ? nullptr : it->second.c_str();
+      },
+      names);
+}
+
+bool mentions(const environment_settings& e, const std::string& text) {
+  for (const auto& m : e.messages)
+    if (m.find(text) != std::string::npos) return true;
+  return false;
+}
+}  // namespace
+
+TEST_CASE("good values are taken") {
+  const auto e = read({{"WARMUP_ENABLE", "off"}, {"WARMUP_DEVICE_SAMPLING", "every_call"},
+                       {"WARMUP_IDLE_MS", "250"}, {"WARMUP_TIMELINE_CALLS", "100"}, {"WARMUP_REPORT", "stderr"}});
+  CHECK(e.messages.empty());
+  CHECK(e.enable == 0);
+  CHECK(e.every_call == 1);
+  CHECK(e.idle_ms == 250);
+  CHECK(e.timeline_calls == 100);
+  CHECK(read({{"WARMUP_ENABLE", "1"}}).enable == 1);
+  CHECK(read({{"WARMUP_DEVICE_SAMPLING", "adaptive"}}).every_call == 0);
+  CHECK(read({}).messages.empty());
+}
+
+TEST_CASE("garbage in any variable: one clear message, the default kept") {
+  const std::vector<std::pair<std::string, std::string>> garbage = {
+      {"WARMUP_ENABLE", "maybe"},        {"WARMUP_ENABLE", ""},
+      {"WARMUP_ENABLE", "1 "},           {"WARMUP_DEVICE_SAMPLING", "Every_Call"},
+      {"WARMUP_DEVICE_SAMPLING", ""},    {"WARMUP_IDLE_MS", "abc"},
+      {"WARMUP_IDLE_MS", "-5"},          {"WARMUP_IDLE_MS", "0"},
+      {"WARMUP_IDLE_MS", "12ms"},        {"WARMUP_IDLE_MS", "99999999999999999999999"},
+      {"WARMUP_IDLE_MS", ""},            {"WARMUP_TIMELINE_CALLS", "0"},
+      {"WARMUP_TIMELINE_CALLS", "1e3"},  {"WARMUP_TIMELINE_CALLS", "100001"},
+      {"WARMUP_TIMELINE_CALLS", std::string(100000, '9')},
+      {"WARMUP_ENABLE", std::string("\x1b[31mred\n\xff", 10)},
+  };
+  for (const auto& [name, value] : garbage) {
+    CAPTURE(name, value.size());
+    const auto e = read({{name, value}});
+    REQUIRE(e.messages.size() == 1);
+    const std::string& m = e.messages.front();
+    CHECK(m.rfind(name + "=", 0) == 0);                       // names the variable
+    CHECK(m.find("; ") != std::string::npos);                 // and says what it falls back to
+    CHECK(m.size() < 400);                                     // a hostile value is cut short
+    for (const char c : m) CHECK((static_cast<unsigned char>(c) >= 0x20 && c != 0x7F));  // and made printable
+    CHECK(e.enable == -1);
+    CHECK(e.every_call == -1);
+    CHECK(e.idle_ms == -1);
+    CHECK(e.timeline_calls == -1);
+  }
+}
+
+TEST_CASE("an unknown WARMUP_ variable is named, not silently ignored") {
+  const auto e = read({{"WARMUP_REPROT", "stderr"}, {"PATH", "/bin"}, {"WARMUPX", "1"}});
+  REQUIRE(e.messages.size() == 1);
+  CHECK(mentions(e, "unknown variable WARMUP_REPROT"));
+  CHECK(mentions(e, "WARMUP_REPORT"));  // the list of known ones, to spot the typo
+  const auto d = read({{"WARMUP_DISABLE", "1"}});
+  CHECK(mentions(d, "compile-time macro"));
+  CHECK(mentions(d, "WARMUP_ENABLE=0"));
+}

@@ -1,0 +1,67 @@
+// fork(): the child starts clean (no parent's calls, its own counts), the parent keeps its
+// own, and a scope open across the fork is the parent's alone. The child's checks come back as
+// bits of its exit status.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "report_lookup.hpp"
+#include "warmup/profile.hpp"
+
+namespace {
+void counted_step() { WARMUP_SCOPE("fork.static"); }
+
+// Waits for the child and returns its exit status, or -1 if it did not exit normally.
+int child_status(pid_t pid) {
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+}  // namespace
+
+TEST_CASE("a forked child starts with a clean report; the parent keeps its calls") {
+  for (int i = 0; i < 5; ++i) warmup::region_scope s{"fork.parent"};
+  for (int i = 0; i < 4; ++i) counted_step();
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    int bad = 0;
+    const warmup::report before = warmup::snapshot();
+    const auto* p = find_site(before, "fork.parent");
+    if (p != nullptr && (p->calls != 0 || p->host.calls != 0)) bad |= 1;  // the parent's calls are not the child's
+    for (int i = 0; i < 3; ++i) warmup::region_scope s{"fork.child"};
+    for (int i = 0; i < 2; ++i) counted_step();  // a WARMUP_SCOPE static made by the parent still works
+    const warmup::report after = warmup::snapshot();
+    const auto* c = find_site(after, "fork.child");
+    if (c == nullptr || c->calls != 3 || c->host.calls != 3 || c->host.first.count() <= 0) bad |= 2;
+    const auto* st = find_site(after, "fork.static");
+    if (st == nullptr || st->calls != 2 || st->host.calls != 2) bad |= 4;
+    _exit(bad);
+  }
+  CHECK(child_status(pid) == 0);
+  const warmup::report r = warmup::snapshot();
+  REQUIRE(find_site(r, "fork.parent") != nullptr);
+  CHECK(find_site(r, "fork.parent")->calls == 5);
+  CHECK(find_site(r, "fork.static")->calls == 4);
+  CHECK(find_site(r, "fork.child") == nullptr);
+}
+
+TEST_CASE("a scope open across fork is recorded by the parent only") {
+  pid_t pid = -1;
+  {
+    warmup::region_scope open{"fork.open"};
+    pid = fork();
+    REQUIRE(pid >= 0);
+  }
+  if (pid == 0) {
+    const warmup::report r = warmup::snapshot();
+    const auto* s = find_site(r, "fork.open");
+    _exit(s != nullptr && s->calls == 0 && s->host.calls == 0 ? 0 : 1);
+  }
+  CHECK(child_status(pid) == 0);
+  const warmup::report r = warmup::snapshot();
+  REQUIRE(find_site(r, "fork.open") != nullptr);
+  CHECK(find_site(r, "fork.open")->calls == 1);
+  CHECK(find_site(r, "fork.open")->host.calls == 1);
+}

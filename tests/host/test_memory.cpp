@@ -1,0 +1,55 @@
+// Memory: what one site holds, what grows it (a new power of two of durations, nothing else),
+// and what one device measurement in flight holds. README's "What it costs" states these bounds.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+
+#include "warmup/detail/event_ring.hpp"
+#include "warmup/detail/site.hpp"
+
+using warmup::op_kind;
+using warmup::detail::event_ring;
+using warmup::detail::site;
+
+namespace {
+constexpr std::size_t fixed_bound = 3 * 1024;   // a host-timed site, its 64 exact calls, timeline of 16 + 16
+constexpr std::size_t block = 512;              // one power of two of durations, in one lane
+constexpr std::size_t device_bound = 1400;      // a device series before its blocks
+}  // namespace
+
+TEST_CASE("a site holds at most 3 KiB, plus 512 bytes per power of two of its durations") {
+  site s(op_kind::region, "memory.site", 0);
+  const std::size_t fixed = s.bytes();
+  CHECK(fixed <= fixed_bound);
+  std::uint64_t i = 0;
+  for (; i < 1000; ++i) s.host.record(i, 1024 + i % 1024);  // one power of two: [1024, 2048)
+  CHECK(s.bytes() == fixed + block);
+  for (; i < 2000; ++i) s.host.record(i, 2048 + 6 * (i % 1000));  // two more: [2048, 8192)
+  CHECK(s.bytes() == fixed + 3 * block);
+  const std::size_t warm = s.bytes();
+  for (; i < 1'002'000; ++i) s.host.record(i, i % 2 ? 1024 + i % 1024 : 2048 + i % 6000);  // a million more, same range
+  CHECK(s.bytes() == warm);
+}
+
+TEST_CASE("device timing adds one series of at most 1.4 KiB, plus its blocks") {
+  site s(op_kind::launch, "memory.device", 0);
+  const std::size_t host_only = s.bytes();
+  warmup::detail::series* d = s.device_series();
+  REQUIRE(d != nullptr);
+  CHECK(s.bytes() - host_only <= device_bound);
+  for (std::uint64_t i = 0; i < 500; ++i) d->record(i, 20'000 + i % 100);
+  CHECK(s.bytes() - host_only <= device_bound + block);
+}
+
+TEST_CASE("a long name is counted where it lives") {
+  site shortname(op_kind::region, "x", 0);
+  site longname(op_kind::region, std::string(1000, 'n'), 1);
+  CHECK(longname.bytes() - shortname.bytes() >= 1000);
+}
+
+TEST_CASE("one device measurement in flight holds one ring slot of 48 bytes at most") {
+  // Beside it, two CUDA events (driver memory). Rings start at 32 slots a thread and device and
+  // double up to 8192.
+  CHECK(event_ring::slot_bytes <= 48);
+  CHECK(event_ring::max_pairs * event_ring::slot_bytes <= 384 * 1024);
+}
