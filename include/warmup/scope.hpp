@@ -125,7 +125,7 @@ class scope {
     (void)name;
   }
 
-  ~scope() {
+  WARMUP_HOT_INLINE ~scope() {
 #if WARMUP_ENABLED
     if (site_ == nullptr) return;
     const auto stop = detail::clock::now();

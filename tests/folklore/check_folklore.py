@@ -89,7 +89,8 @@ def run(program, args, tmp, tag, env=None):
     assert doc["device"] is not None and doc["device_status"] == "ok", doc["device_status"]
     assert doc["device_pending"] == 0, doc["device_pending"]
     r = Report(doc, proc.stdout, tag)
-    r.site("context", CONTEXT, calls=1)
+    if tag != "resnet":  # PyTorch creates its context its own way (checked in check_resnet)
+        r.site("context", CONTEXT, calls=1)
     return r
 
 
@@ -102,7 +103,11 @@ def check_alloc(program, args, tmp):
     after = r.site("alloc", "cudaMallocAsync 64 MiB, after pre-allocation", calls=20)
     for s in (m, zero, high, pre, after):
         assert s["bytes"]["first"] == 64 * MIB, s["bytes"]
-    cold(m)  # the first cudaMalloc is the slowest
+    # "The first cudaMalloc is slow": measured, not assumed. Once the context exists, a 64 MiB
+    # cudaMalloc + cudaFree pair costs about the same every time (on an H200 the first was even
+    # faster: 64 us against 163 us), so only the verdict line is checked.
+    assert first(m["host_ns"]) > 0 and p50(m["host_ns"]) > 0
+    assert any("first cudaMalloc" in l and ("holds" in l) for l in r.findings(4)), r.stdout
     cold(high)  # the raised threshold leaves only the first call cold (the pool was emptied)...
     assert p50(zero["host_ns"]) > p50(high["host_ns"]), (zero["host_ns"]["steady"], high["host_ns"]["steady"])
     # ... and pre-allocation moves that first call out of the loop.
@@ -228,7 +233,28 @@ def check_graphs(program, args, tmp):
     r.findings(3)
 
 
+def check_resnet(program, args, tmp):
+    r = run(program, args, tmp, "resnet")
+    r.site("context", "first CUDA tensor (context)", calls=1)
+    r.site("region", "model->to(cuda)", calls=1)
+    f = r.site("region", "forward", calls=50, device=50)
+    cold(f)
+    lines = r.findings(4)
+    assert "output: 8 x 1000 logits" in r.stdout
+    # warmup's device times against PyTorch's own CUDA events around the same calls: the first
+    # within 5% (or 50 us), the steady median within 5% (or 20 us).
+    import re
+    nums = lambda text: [float(x) for x in re.findall(r"([0-9.]+) ms", text)]
+    first_line = next(l for l in lines if l.startswith("finding: first forward on the device"))
+    steady_line = next(l for l in lines if l.startswith("finding: steady forward on the device"))
+    a, b = nums(first_line)
+    assert abs(a - b) <= max(0.05 * b, 0.05), first_line
+    a, b = nums(steady_line)
+    assert abs(a - b) <= max(0.05 * b, 0.02), steady_line
+
+
 CHECKS = {
+    "resnet": check_resnet,
     "alloc": check_alloc,
     "host_memory": check_host_memory,
     "module_loading": check_module_loading,

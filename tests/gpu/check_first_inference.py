@@ -93,3 +93,20 @@ print(f"warm-up: library {host['warmup_calls']}, raw clock {raw_w}; first-call e
       f"{lib_excess / 1e6:.3f} ms, raw clock {raw_excess / 1e6:.3f} ms")
 assert host["warmup_calls"] == raw_w, (host["warmup_calls"], raw_w)
 assert abs(lib_excess - raw_excess) <= 0.01 * raw_excess, (lib_excess, raw_excess)
+
+# The same program without the explicit initialisation: its first CUDA call (cudaStreamCreate)
+# creates the context and pays for it; the explicit run paid it up front instead.
+explicit_stream = site("region", "cudaStreamCreate")["host_ns"]["first"]
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "lazy.json")
+    run = subprocess.run([program, "--lazy-context", "--json", path], capture_output=True, text=True)
+    assert run.returncode == 0, (run.returncode, run.stderr)
+    lazy = {(s["op"], s["name"]): s for s in json.load(open(path, encoding="utf-8"))["sites"]}
+assert ("context", "cudaSetDevice + cudaFree(0)") not in lazy
+lazy_stream = lazy[("region", "cudaStreamCreate")]["host_ns"]["first"]
+lazy_forward = lazy[("region", "forward")]["host_ns"]
+print(f"context: explicit init {init['host_ns']['first'] / 1e6:.1f} ms, then cudaStreamCreate "
+      f"{explicit_stream / 1e3:.1f} us; lazily, cudaStreamCreate {lazy_stream / 1e6:.1f} ms; first forward "
+      f"{host['first'] / 1e6:.1f} ms (explicit) vs {lazy_forward['first'] / 1e6:.1f} ms (lazy), steady p50 "
+      f"{host['steady']['p50'] / 1e3:.1f} vs {lazy_forward['steady']['p50'] / 1e3:.1f} us")
+assert lazy_stream > 10_000_000 and lazy_stream > 10 * explicit_stream, (lazy_stream, explicit_stream)

@@ -152,10 +152,11 @@ TEST_CASE("expect_cold() makes every site's next call a candidate") {
     warmup::launch_scope s{"scope.after_reset"};
     if (inside.count() != 0) std::this_thread::sleep_for(inside);
   };
-  for (int i = 0; i < 20; ++i) call(0ms);
+  // Calls of 2 ms: the steady band is wide against scheduling noise, even under a sanitizer.
+  for (int i = 0; i < 20; ++i) call(2ms);
   warmup::expect_cold();  // as after cudaDeviceReset()
-  call(20ms);
-  for (int i = 0; i < 20; ++i) call(0ms);
+  call(40ms);
+  for (int i = 0; i < 20; ++i) call(2ms);
   const auto r = warmup::snapshot();
   const auto* s = find_site(r, "scope.after_reset", op_kind::launch);
   REQUIRE(s != nullptr);

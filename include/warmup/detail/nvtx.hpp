@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "warmup/config.hpp"
 #include "warmup/detail/clock.hpp"
 #include "warmup/op.hpp"
 
@@ -70,7 +71,7 @@ struct nvtx_name {
   }
 };
 
-inline void nvtx_push(const nvtx_name& name, op_kind k, std::uint64_t call) noexcept {
+WARMUP_HOT_INLINE void nvtx_push(const nvtx_name& name, op_kind k, std::uint64_t call) noexcept {
   nvtxEventAttributes_t a{};
   a.version = NVTX_VERSION;
   a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
@@ -89,6 +90,6 @@ inline void nvtx_push(const nvtx_name& name, op_kind k, std::uint64_t call) noex
   nvtxDomainRangePushEx(nvtx().domain, &a);
 }
 
-inline void nvtx_pop() noexcept { nvtxDomainRangePop(nvtx().domain); }
+WARMUP_HOT_INLINE void nvtx_pop() noexcept { nvtxDomainRangePop(nvtx().domain); }
 
 }  // namespace warmup::detail

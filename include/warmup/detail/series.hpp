@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "warmup/config.hpp"
 #include "warmup/detail/log_histogram.hpp"
 
 namespace warmup::detail {
@@ -45,7 +46,7 @@ class later_lane {
   /// `single_writer`: only the calling thread ever adds to this lane, so each update is a plain
   /// load and store instead of a locked read-modify-write (about 8 ns each on x86).
   template <bool single_writer>
-  void add(std::uint64_t ns, std::int64_t dev) noexcept {
+  WARMUP_HOT_INLINE void add(std::uint64_t ns, std::int64_t dev) noexcept {
     if constexpr (single_writer) {
       dev_.store(dev_.load(std::memory_order_relaxed) + dev, std::memory_order_relaxed);
       sq_dev_.store(sq_dev_.load(std::memory_order_relaxed) + double(dev) * double(dev), std::memory_order_relaxed);
@@ -125,7 +126,7 @@ class series {
   }
 
   /// Records the duration of call number `index` (0 = the site's first call).
-  void record(std::uint64_t index, std::uint64_t ns, bool candidate = false) noexcept {
+  WARMUP_HOT_INLINE void record(std::uint64_t index, std::uint64_t ns, bool candidate = false) noexcept {
     ns = std::min(ns, max_ns);
     if (index < window) {
       first_[index].store(ns | recorded_bit | (candidate ? candidate_bit : 0), std::memory_order_release);

@@ -30,6 +30,7 @@ struct site {
   }
   site(const site&) = delete;
   site& operator=(const site&) = delete;
+  ~site() { delete device_.load(std::memory_order_relaxed); }  // the registry's sites are never destroyed
 
   const std::string name;
   const op_kind op;

@@ -1,0 +1,164 @@
+// resnet: a real model's first inference, through PyTorch's C++ library (libtorch).
+//
+// A ResNet-18-shaped network (conv-bn-relu stem, four stages of two basic residual blocks,
+// pooling, a linear head) built in C++ with random weights, in eval mode, fed a batch of
+// 8 x 3 x 224 x 224 on the GPU, 50 times. warmup times each step a user would wrap (creating
+// the context, moving the weights, every forward) on the host and, for forward, on the device
+// through the current PyTorch stream. Beside it, the same forwards are timed the way PyTorch
+// users do: a pair of PyTorch's own CUDA events (at::cuda::CUDAEvent) around each call, read
+// after the loop, and a host clock. The findings compare the two.
+//
+//   resnet                 print the report and the comparison
+//   resnet --json FILE     also write the JSON report to FILE
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAEvent.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <vector>
+
+#include <warmup/profile.hpp>
+
+namespace nn = torch::nn;
+
+namespace {
+
+constexpr int calls = 50;
+
+nn::Conv2dOptions conv(int in, int out, int k, int stride) {
+  return nn::Conv2dOptions(in, out, k).stride(stride).padding(k / 2).bias(false);
+}
+
+// Two 3x3 convolutions with a shortcut; a 1x1 projection when the shape changes.
+struct BasicBlockImpl : nn::Module {
+  nn::Conv2d c1{nullptr}, c2{nullptr}, proj{nullptr};
+  nn::BatchNorm2d b1{nullptr}, b2{nullptr}, bproj{nullptr};
+  BasicBlockImpl(int in, int out, int stride) {
+    c1 = register_module("c1", nn::Conv2d(conv(in, out, 3, stride)));
+    b1 = register_module("b1", nn::BatchNorm2d(out));
+    c2 = register_module("c2", nn::Conv2d(conv(out, out, 3, 1)));
+    b2 = register_module("b2", nn::BatchNorm2d(out));
+    if (stride != 1 || in != out) {
+      proj = register_module("proj", nn::Conv2d(conv(in, out, 1, stride)));
+      bproj = register_module("bproj", nn::BatchNorm2d(out));
+    }
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    auto y = torch::relu(b1(c1(x)));
+    y = b2(c2(y));
+    return torch::relu(y + (proj ? bproj(proj(x)) : x));
+  }
+};
+TORCH_MODULE(BasicBlock);
+
+struct ResNet18Impl : nn::Module {
+  nn::Sequential body;
+  nn::Linear head{nullptr};
+  ResNet18Impl() {
+    body->push_back(nn::Conv2d(conv(3, 64, 7, 2)));
+    body->push_back(nn::BatchNorm2d(64));
+    body->push_back(nn::Functional(torch::relu));
+    body->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(3).stride(2).padding(1)));
+    int in = 64;
+    for (int out : {64, 128, 256, 512}) {
+      body->push_back(BasicBlock(in, out, out == 64 ? 1 : 2));
+      body->push_back(BasicBlock(out, out, 1));
+      in = out;
+    }
+    body->push_back(nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions(1)));
+    register_module("body", body);
+    head = register_module("head", nn::Linear(512, 1000));
+  }
+  torch::Tensor forward(torch::Tensor x) { return head(body->forward(x).flatten(1)); }
+};
+TORCH_MODULE(ResNet18);
+
+double ms(double ns) { return ns / 1e6; }
+
+const warmup::site_report* find(const warmup::report& r, const char* name) {
+  for (const auto& s : r.sites)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* json_path = argc == 3 && std::strcmp(argv[1], "--json") == 0 ? argv[2] : nullptr;
+  if (!torch::cuda::is_available()) {
+    std::fprintf(stderr, "resnet: no usable GPU\n");
+    return 77;
+  }
+  torch::manual_seed(1);
+  const torch::Device gpu(torch::kCUDA, 0);
+  {
+    // PyTorch creates the context lazily, at the first tensor on the GPU.
+    warmup::context_scope init{"first CUDA tensor (context)"};
+    (void)torch::zeros({1}, gpu);
+  }
+  ResNet18 model;
+  model->eval();
+  {
+    warmup::region_scope s{"model->to(cuda)"};
+    model->to(gpu);
+  }
+  const torch::Tensor input = torch::randn({8, 3, 224, 224}, gpu);
+  torch::NoGradGuard no_grad;
+  const cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+
+  // PyTorch's own measurement of the same calls: its CUDA events, read after the loop.
+  std::vector<at::cuda::CUDAEvent> starts, ends;
+  for (int i = 0; i < calls; ++i) {
+    starts.emplace_back(cudaEventDefault);  // PyTorch's events do not time unless asked to
+    ends.emplace_back(cudaEventDefault);
+  }
+  std::vector<double> host_ns(calls);
+  torch::Tensor out;
+  for (int i = 0; i < calls; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    starts[i].record();
+    {
+      warmup::region_scope f{"forward", stream};
+      out = model->forward(input);
+    }
+    ends[i].record();
+    host_ns[i] = double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+  }
+  torch::cuda::synchronize();
+  std::vector<double> device_ms(calls);
+  for (int i = 0; i < calls; ++i) device_ms[i] = starts[i].elapsed_time(ends[i]);
+
+  const warmup::report r = warmup::snapshot(warmup::device_wait::yes);
+  warmup::print(r, std::cout);
+  if (json_path != nullptr) std::ofstream(json_path) << warmup::to_json(r) << '\n';
+
+  // The comparison: first call, and the median of the calls after the warm-up warmup found.
+  const auto* f = find(r, "forward");
+  if (f == nullptr || !f->device || !f->host.steady || !f->device->steady) {
+    std::fprintf(stderr, "resnet: the forward site lacks steady figures\n");
+    return 1;
+  }
+  const auto median_after = [](std::vector<double> v, std::size_t skip) {
+    v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(skip, v.size() - 1)));
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2), v.end());
+    return v[(v.size() - 1) / 2];
+  };
+  const std::size_t warm = std::max<std::uint64_t>(f->device->warmup_calls, 1);
+  std::printf("finding: first forward on the device: warmup %.2f ms, PyTorch's CUDA events %.2f ms\n",
+              ms(double(f->device->first.count())), device_ms[0]);
+  std::printf("finding: steady forward on the device: warmup p50 %.3f ms, PyTorch's CUDA events median %.3f ms\n",
+              ms(double(f->device->steady->p50.count())), median_after(device_ms, warm));
+  std::printf("finding: first forward on the host: warmup %.2f ms, a host clock %.2f ms; steady p50 %.3f ms vs %.3f ms\n",
+              ms(double(f->host.first.count())), ms(host_ns[0]), ms(double(f->host.steady->p50.count())),
+              ms(median_after(host_ns, std::max<std::uint64_t>(f->host.warmup_calls, 1))));
+  std::printf("finding: the first forward costs %.0fx a steady one on the host (%llu warm-up calls)\n",
+              double(f->host.first.count()) / double(f->host.steady->p50.count()),
+              static_cast<unsigned long long>(f->host.warmup_calls));
+  std::printf("output: %s\n", out.sizes() == torch::IntArrayRef({8, 1000}) ? "8 x 1000 logits" : "WRONG SHAPE");
+  return out.sizes() == torch::IntArrayRef({8, 1000}) ? 0 : 1;
+}
