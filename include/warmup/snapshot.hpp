@@ -170,8 +170,9 @@ enum class device_wait {
 
 /// @brief Resolves every finished device measurement and returns the per-site summary.
 ///
-/// Cost: proportional to the number of sites and of pending measurements; it polls events with
-/// `cudaEventQuery` and never blocks unless asked to (`device_wait::yes`). Safe to call from
+/// Cost: proportional to the number of sites and of pending measurements; it polls events (one
+/// `cuEventElapsedTime` each, "not ready" until the GPU reaches them) and never blocks unless
+/// asked to (`device_wait::yes`). Safe to call from
 /// any thread while scopes run. The first call also describes the current device, which
 /// initialises the CUDA driver if the program has not.
 /// \code

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <new>
 
+#include "warmup/config.hpp"
+
 namespace warmup::detail {
 
 /// Counts values in buckets 64 to a power of two: every value below 64 exactly, every larger
@@ -41,7 +43,7 @@ class log_histogram {
 
   /// add() for a histogram only one thread ever adds to: a plain load and store, no locked
   /// read-modify-write. Readers on other threads still see whole counts.
-  void add_single_writer(std::uint64_t v) noexcept {
+  WARMUP_HOT_INLINE void add_single_writer(std::uint64_t v) noexcept {
     const auto [b, i] = locate(v);
     block* blk = blocks_[b].load(std::memory_order_acquire);
     if (blk == nullptr && (blk = grow(b)) == nullptr) {

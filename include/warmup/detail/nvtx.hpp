@@ -51,7 +51,7 @@ struct nvtx_state {
   }
 };
 
-inline nvtx_state& nvtx() noexcept {
+WARMUP_HOT_INLINE nvtx_state& nvtx() noexcept {
   static nvtx_state state;
   return state;
 }

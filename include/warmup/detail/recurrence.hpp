@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "warmup/config.hpp"
+
 namespace warmup::detail {
 
 struct recurrence_settings {
@@ -26,7 +28,7 @@ class idle_tracker {
  public:
   /// Called as a call ends, with its start and end in steady-clock nanoseconds; returns whether
   /// the call is a cold-recurrence candidate.
-  bool candidate(std::uint64_t start_ns, std::uint64_t end_ns) noexcept {
+  WARMUP_HOT_INLINE bool candidate(std::uint64_t start_ns, std::uint64_t end_ns) noexcept {
     const recurrence_settings& r = recurrence();
     const std::uint64_t last = last_end_.load(std::memory_order_relaxed);
     bool idle = last != 0 && start_ns > last && start_ns - last >= r.idle_ns.load(std::memory_order_relaxed);
