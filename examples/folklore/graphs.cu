@@ -25,7 +25,14 @@
 
 #include <warmup/profile.hpp>
 
+#include "folklore.hpp"
+
 namespace {
+
+using folklore::check;
+using folklore::find;
+using folklore::first_vs_steady;
+using folklore::fmt;
 
 constexpr const char* program = "graphs";
 constexpr int n = 1024;        // a small buffer: each kernel is a few microseconds or less
@@ -35,38 +42,6 @@ constexpr int launches = 50;   // chains launched each way
 __global__ void step(float* x, int count) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < count) x[i] += 1.0f;
-}
-
-bool check(cudaError_t e, const char* what) {
-  if (e == cudaSuccess) return true;
-  std::fprintf(stderr, "%s: %s failed: %s\n", program, what, cudaGetErrorString(e));
-  return false;
-}
-
-const warmup::site_report* find(const warmup::report& r, warmup::op_kind op, std::string_view name) {
-  for (const warmup::site_report& s : r.sites)
-    if (s.op == op && s.name == name) return &s;
-  return nullptr;
-}
-
-// 1234567 ns -> "1.23 ms".
-std::string fmt(std::chrono::nanoseconds d) {
-  double v = double(d.count());
-  const char* unit = "ns";
-  if (v >= 1e9) v /= 1e9, unit = "s";
-  else if (v >= 1e6) v /= 1e6, unit = "ms";
-  else if (v >= 1e3) v /= 1e3, unit = "us";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, unit);
-  return buf;
-}
-
-// "first 1.23 ms vs steady 45.0 us (27.3x)".
-std::string first_vs_steady(const warmup::timing& t) {
-  if (!t.steady) return "first " + fmt(t.first) + " (one call: no steady state)";
-  char ratio[32];
-  std::snprintf(ratio, sizeof ratio, "%.1fx", double(t.first.count()) / double(std::max<long long>(1, t.steady->p50.count())));
-  return "first " + fmt(t.first) + " vs steady " + fmt(t.steady->p50) + " (" + ratio + ")";
 }
 
 const char* const stream_site = "20 kernels on a stream";
@@ -101,33 +76,13 @@ void print_findings(const warmup::report& r) {
   }
 }
 
-int finish(const char* json_path, int status) {
-  const warmup::report r = warmup::snapshot(warmup::device_wait::yes);
-  warmup::print(r, std::cout);
-  if (status == 0) print_findings(r);
-  if (json_path != nullptr) {
-    std::ofstream out(json_path);
-    out << warmup::to_json(r) << '\n';
-    if (!out) {
-      std::fprintf(stderr, "%s: cannot write %s\n", program, json_path);
-      return status == 0 ? 1 : status;
-    }
-  }
-  return status;
-}
+int finish(const char* json_path, int status) { return folklore::finish(json_path, status, print_findings); }
 
 }  // namespace
 
-// On a failed CUDA call: say which, print the report so far, exit 1.
-#define CHECK(call)                                          \
-  do {                                                       \
-    if (!check((call), #call)) return finish(json_path, 1); \
-  } while (0)
-
 int main(int argc, char** argv) {
   const char* json_path = nullptr;
-  if (argc == 3 && std::strcmp(argv[1], "--json") == 0) json_path = argv[2];
-  else if (argc != 1) return std::fprintf(stderr, "usage: %s [--json FILE]\n", argv[0]), 2;
+  if (!folklore::parse_args(argc, argv, program, json_path)) return 2;
 
   bool gpu = false;
   {

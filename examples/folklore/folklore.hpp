@@ -1,0 +1,89 @@
+// What every folklore example shares: checking CUDA calls, finding a site in the report,
+// formatting durations, and the report at the end (table, findings, JSON). Each example keeps
+// only what it measures.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+#include <warmup/profile.hpp>
+
+namespace folklore {
+
+inline const char* program_name = "folklore";  // set by parse_args, used in messages
+
+// "PROGRAM [--json FILE]"; false (after the usage line) on anything else.
+inline bool parse_args(int argc, char** argv, const char* program, const char*& json_path) {
+  program_name = program;
+  json_path = nullptr;
+  if (argc == 3 && std::strcmp(argv[1], "--json") == 0) json_path = argv[2];
+  else if (argc != 1) return std::fprintf(stderr, "usage: %s [--json FILE]\n", argv[0]), false;
+  return true;
+}
+
+inline bool check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return true;
+  std::fprintf(stderr, "%s: %s failed: %s\n", program_name, what, cudaGetErrorString(e));
+  return false;
+}
+
+inline const warmup::site_report* find(const warmup::report& r, warmup::op_kind op, std::string_view name) {
+  for (const warmup::site_report& s : r.sites)
+    if (s.op == op && s.name == name) return &s;
+  return nullptr;
+}
+
+// 1234567 ns -> "1.23 ms".
+inline std::string fmt(std::chrono::nanoseconds d) {
+  double v = double(d.count());
+  const char* unit = "ns";
+  if (v >= 1e9) v /= 1e9, unit = "s";
+  else if (v >= 1e6) v /= 1e6, unit = "ms";
+  else if (v >= 1e3) v /= 1e3, unit = "us";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, unit);
+  return buf;
+}
+
+// "first 1.23 ms vs steady 45.0 us (27.3x)".
+inline std::string first_vs_steady(const warmup::timing& t) {
+  if (!t.steady) return "first " + fmt(t.first) + " (one call: no steady state)";
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "%.1fx", double(t.first.count()) / double(std::max<long long>(1, t.steady->p50.count())));
+  return "first " + fmt(t.first) + " vs steady " + fmt(t.steady->p50) + " (" + ratio + ")";
+}
+
+// The end of every example: waits for the device measurements, prints the table and (when all
+// went well) the findings, writes the JSON report if asked. Returns the exit status.
+template <class Findings>
+int finish(const char* json_path, int status, Findings&& print_findings) {
+  const warmup::report r = warmup::snapshot(warmup::device_wait::yes);
+  warmup::print(r, std::cout);
+  if (status == 0) print_findings(r);
+  if (json_path != nullptr) {
+    std::ofstream out(json_path);
+    out << warmup::to_json(r) << '\n';
+    if (!out) {
+      std::fprintf(stderr, "%s: cannot write %s\n", program_name, json_path);
+      return status == 0 ? 1 : status;
+    }
+  }
+  return status;
+}
+
+}  // namespace folklore
+
+// On a failed CUDA (or cuBLAS) call: say which, print the report so far, exit 1. Needs
+// `json_path` and `finish` where it is used.
+#define CHECK(call)                                          \
+  do {                                                       \
+    if (!check((call), #call)) return finish(json_path, 1); \
+  } while (0)
