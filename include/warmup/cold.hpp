@@ -1,6 +1,7 @@
 /// @file
 /// @brief When work gets cold again: idle sites, device resets, reloaded models.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -11,8 +12,7 @@
 #include "warmup/detail/recurrence.hpp"
 #endif
 
-namespace warmup {
-inline namespace v1 {
+WARMUP_BEGIN_NAMESPACE
 
 /// @brief Sets how long a site must have been idle before its next call is examined as a
 /// possible cold recurrence (default 1 s). Such a call that runs above the site's steady band
@@ -53,5 +53,6 @@ inline void expect_cold() noexcept {
 #endif
 }
 
-}  // namespace v1
-}  // namespace warmup
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

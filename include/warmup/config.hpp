@@ -5,6 +5,7 @@
 /// INTERFACE definition of `warmup::warmup`) and every scope and macro compiles to nothing, while
 /// every type and signature stays, so instrumented code compiles unchanged.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
 
 #define WARMUP_VERSION_MAJOR 0
 #define WARMUP_VERSION_MINOR 1
@@ -24,9 +25,45 @@
 #define WARMUP_ENABLED 1
 #endif
 
-namespace warmup {
-inline namespace v1 {
+/// The library's namespace is `cuda_warmup`; `warmup` is an alias of it, so programs write
+/// `warmup::region_scope`. A program that already has a global `warmup` (a `__global__ void
+/// warmup()` kernel is a common idiom) defines `WARMUP_NO_NAMESPACE_ALIAS` before the first
+/// include (or with `-D`) and writes `cuda_warmup::region_scope`; the macros work either way.
+///
+/// Everything lives in an inline namespace named after the configuration (`v1` measuring,
+/// `v1_off` under `WARMUP_DISABLE`), `detail` included: a program that links files built
+/// both ways (a library built with scopes off, the application with them on) holds two
+/// distinct sets of types and functions instead of one name with two layouts.
+#if WARMUP_ENABLED
+#define WARMUP_ABI_NAMESPACE v1
+#else
+#define WARMUP_ABI_NAMESPACE v1_off
+#endif
+#define WARMUP_BEGIN_NAMESPACE \
+  namespace cuda_warmup {      \
+  inline namespace WARMUP_ABI_NAMESPACE {
+#define WARMUP_END_NAMESPACE \
+  }                          \
+  }
+
+WARMUP_BEGIN_NAMESPACE
 /// @brief `true` unless the library was compiled with `WARMUP_DISABLE`.
 inline constexpr bool enabled_at_compile_time = WARMUP_ENABLED != 0;
-}  // namespace v1
-}  // namespace warmup
+WARMUP_END_NAMESPACE
+
+#if !defined(WARMUP_NO_NAMESPACE_ALIAS)
+namespace warmup = cuda_warmup;
+#endif
+
+/// Builds compiled with and without C++ exceptions (`-fno-exceptions`) include the same headers:
+/// where the library guards against running out of memory it uses these, which become plain
+/// blocks without exceptions (an allocation failure then ends the program, as any would there).
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)
+#define WARMUP_TRY try
+#define WARMUP_CATCH_ALL catch (...)
+#else
+#define WARMUP_TRY if (true)
+#define WARMUP_CATCH_ALL else
+#endif
+
+#include "warmup/detail/header_end.hpp"

@@ -1,6 +1,9 @@
 /// @file
 /// @brief `warmup::to_csv`: one row per site, for spreadsheets and pandas (RFC 4180).
 #pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
 
 #include <optional>
 #include <string>
@@ -8,7 +11,8 @@
 #include "warmup/detail/text.hpp"
 #include "warmup/report.hpp"
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 class csv_row {
  public:
@@ -70,10 +74,10 @@ inline void csv_timing(csv_row& row, const timing* t) {
   row.number(t ? ns{t->cold_excess} : ns{});
 }
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
 
-namespace warmup {
-inline namespace v1 {
+WARMUP_BEGIN_NAMESPACE
 
 /// @brief The report as CSV: a header row, then one row per site (RFC 4180: CRLF line ends,
 /// fields with commas, quotes or line breaks quoted, quotes doubled; always valid UTF-8).
@@ -82,7 +86,8 @@ inline namespace v1 {
 /// state, no device time). Columns: name, op, calls, then for `host_` and `device_`: first,
 /// warmup_calls, p50, p90, p99, p999, min, max, mean, stddev, first_call_excess, warmup_excess,
 /// cold_calls, cold_excess; then bytes_first, bytes_total, first_gbps, steady_gbps, mean_gbps,
-/// device_captured, device_unavailable, device_dropped, exceptions.
+/// gbps_clock (host or device; empty where there is no bandwidth), device_captured,
+/// device_unavailable, device_dropped, device_sampled_out, exceptions.
 /// \code
 ///   std::ofstream("report.csv") << warmup::to_csv(warmup::snapshot());
 ///   // pandas.read_csv("report.csv")
@@ -97,7 +102,7 @@ inline std::string to_csv(const report& r) {
                             "mean_ns", "stddev_ns", "first_call_excess_ns", "warmup_excess_ns", "cold_calls",
                             "cold_excess_ns"})
         head.text(std::string(clock) + f);
-    for (const char* h : {"bytes_first", "bytes_total", "first_gbps", "steady_gbps", "mean_gbps", "device_captured",
+    for (const char* h : {"bytes_first", "bytes_total", "first_gbps", "steady_gbps", "mean_gbps", "gbps_clock", "device_captured",
                           "device_unavailable", "device_dropped", "device_sampled_out", "exceptions"})
       head.text(h);
   }
@@ -114,6 +119,7 @@ inline std::string to_csv(const report& r) {
     row.number(b ? b->first_gbps : std::nullopt);
     row.number(b ? b->steady_gbps : std::nullopt);
     row.number(b ? b->mean_gbps : std::nullopt);
+    row.text(b && b->gbps_clock ? to_string(*b->gbps_clock) : std::string_view{});
     row.number(s.device_captured);
     row.number(s.device_unavailable);
     row.number(s.device_dropped);
@@ -123,5 +129,6 @@ inline std::string to_csv(const report& r) {
   return out;
 }
 
-}  // namespace v1
-}  // namespace warmup
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

@@ -1,20 +1,22 @@
 /// @file
 /// @brief Turning measurement off and on at run time, and how often warm sites are device-timed.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
 
 #include <atomic>
 
 #include "warmup/config.hpp"
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 /// Read by every scope at entry, before anything else: one relaxed load when off.
 inline std::atomic<bool> measuring{true};
 /// Whether warm sites are device-timed on a sample of calls (the default) or on every call.
 inline std::atomic<bool> sample_device{true};
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
 
-namespace warmup {
-inline namespace v1 {
+WARMUP_BEGIN_NAMESPACE
 
 /// @brief Stops measuring: from now on a scope costs one atomic load (under 2 ns) and records
 /// nothing, emits no NVTX range and makes no CUDA call. What was measured stays in the report.
@@ -50,5 +52,6 @@ inline void set_device_sampling(device_sampling s) noexcept {
   detail::sample_device.store(s == device_sampling::adaptive, std::memory_order_relaxed);
 }
 
-}  // namespace v1
-}  // namespace warmup
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

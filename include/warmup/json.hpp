@@ -1,13 +1,17 @@
 /// @file
 /// @brief `warmup::to_json`: the report as one line of JSON (schema `warmup.report/1`).
 #pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
 
 #include <string>
 
 #include "warmup/detail/text.hpp"
 #include "warmup/report.hpp"
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 class json_out {
  public:
@@ -35,6 +39,8 @@ class json_out {
   void value(bool v) { comma(), text += v ? "true" : "false", fresh_ = false; }
   void value(double v) { comma(), append_json_number(text, v), fresh_ = false; }
   void null() { comma(), text += "null", fresh_ = false; }
+  /// A number already written as JSON text.
+  void number_text(std::string_view v) { comma(), text += v, fresh_ = false; }
 
  private:
   void comma() {
@@ -102,10 +108,10 @@ inline void write_optional(json_out& j, const char* k, const std::optional<doubl
   else j.null();
 }
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
 
-namespace warmup {
-inline namespace v1 {
+WARMUP_BEGIN_NAMESPACE
 
 /// @brief The report as one line of JSON, schema `warmup.report/1` (README, "JSON schema").
 ///
@@ -130,6 +136,9 @@ inline std::string to_json(const report& r) {
     j.key("compute_capability"), j.value(std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor));
     j.key("multiprocessors"), j.value(d.multiprocessors);
     j.key("memory_bytes"), j.value(d.memory_bytes);
+    j.key("event_pair_floor_ns");
+    if (d.event_pair_floor) j.value(static_cast<long long>(d.event_pair_floor->count()));
+    else j.null();
     j.key("driver_version"), j.value(d.driver_version);
     j.key("runtime_version"), j.value(d.runtime_version);
     j.close('}');
@@ -167,6 +176,10 @@ inline std::string to_json(const report& r) {
       j.key("sizes_vary"), j.value(s.bytes->sizes_vary);
       detail::write_optional(j, "steady_gbps", s.bytes->steady_gbps);
       detail::write_optional(j, "mean_gbps", s.bytes->mean_gbps);
+      j.key("total_saturated"), j.value(s.bytes->total_saturated);
+      j.key("gbps_clock");
+      if (s.bytes->gbps_clock) j.value(to_string(*s.bytes->gbps_clock));
+      else j.null();
       j.close('}');
     }
     j.key("device_untimed");
@@ -188,5 +201,6 @@ inline std::string to_json(const report& r) {
   return std::move(j.text);
 }
 
-}  // namespace v1
-}  // namespace warmup
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

@@ -1,14 +1,14 @@
 /// @file
 /// @brief Operation tags: what kind of GPU work a scope measures.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
 
 #include <cstdint>
 #include <string_view>
 
 #include "warmup/config.hpp"
 
-namespace warmup {
-inline namespace v1 {
+WARMUP_BEGIN_NAMESPACE
 
 /// @brief The kind of operation a site measures, as stored in reports.
 ///
@@ -61,5 +61,6 @@ constexpr bool is_copy(op_kind k) noexcept {
   return k == op_kind::h2d || k == op_kind::d2h || k == op_kind::d2d;
 }
 
-}  // namespace v1
-}  // namespace warmup
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

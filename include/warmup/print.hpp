@@ -1,6 +1,9 @@
 /// @file
 /// @brief `warmup::print`: the report as a table for people.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
 
 #include <cstdio>
 #include <ostream>
@@ -10,7 +13,8 @@
 #include "warmup/detail/text.hpp"
 #include "warmup/report.hpp"
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 inline std::string cell_duration(const std::optional<std::chrono::nanoseconds>& d, bool sign = false) {
   if (!d) return "-";
@@ -28,15 +32,15 @@ inline std::string cell_gbps(const std::optional<double>& v) {
 inline std::string pad(const std::string& s, std::size_t width, bool right) {
   // Width in characters: count UTF-8 lead bytes only.
   std::size_t chars = 0;
-  for (unsigned char c : s) chars += (c & 0xC0) != 0x80;
+  for (const char c : s) chars += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
   const std::string fill(chars < width ? width - chars : 0, ' ');
   return right ? fill + s : s + fill;
 }
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
 
-namespace warmup {
-inline namespace v1 {
+WARMUP_BEGIN_NAMESPACE
 
 /// @brief Prints the report as a table: one row per site and clock domain, then notes.
 ///
@@ -59,6 +63,9 @@ inline void print(const report& r, std::ostream& os) {
        << ", " << d.multiprocessors << " SMs), driver " << d.driver_version / 1000 << '.'
        << (d.driver_version % 1000) / 10 << ", runtime " << d.runtime_version / 1000 << '.'
        << (d.runtime_version % 1000) / 10;
+    if (d.event_pair_floor)
+      os << "; event-pair floor " << detail::format_duration(*d.event_pair_floor)
+         << " (in every device time: read kernels under ~20 us with it in mind)";
   } else {
     os << ": no device description (" << r.device_status << ")";
   }
@@ -85,9 +92,11 @@ inline void print(const report& r, std::ostream& os) {
       c.push_back(q(&steady_state::p99));
       c.push_back(detail::cell_duration(t.first_call_excess, true));
       c.push_back(t.warmup_calls != 0 ? detail::cell_duration(t.warmup_excess, true) : std::string("-"));
-      const bool bw_here = s.bytes && (s.device ? &t == &*s.device : true);
+      // Bandwidth on the row of the clock it was read from; "(host)" where that is the host's.
+      const bool bw_here = s.bytes && s.bytes->gbps_clock && (s.device ? &t == &*s.device : true);
       c.push_back(bw_here ? detail::cell_gbps(s.bytes->first_gbps) + " / " + detail::cell_gbps(s.bytes->steady_gbps) +
-                                " / " + detail::cell_gbps(s.bytes->mean_gbps)
+                                " / " + detail::cell_gbps(s.bytes->mean_gbps) +
+                                (*s.bytes->gbps_clock == clock_domain::host ? " (host)" : "")
                           : "");
       rows.push_back(std::move(c));
       notes.emplace_back();
@@ -101,7 +110,7 @@ inline void print(const report& r, std::ostream& os) {
   for (const auto& c : rows)
     for (std::size_t i = 0; i < c.size(); ++i) {
       std::size_t chars = 0;
-      for (unsigned char ch : c[i]) chars += (ch & 0xC0) != 0x80;
+      for (const char ch : c[i]) chars += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
       width[i] = std::max(width[i], chars);
     }
   const auto line = [&](const std::vector<std::string>& c) {
@@ -129,5 +138,6 @@ inline void print(const report& r, std::ostream& os) {
   for (const auto& n : r.notices) os << "notice: " << detail::printable(n, 400) << '\n';
 }
 
-}  // namespace v1
-}  // namespace warmup
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

@@ -24,6 +24,7 @@
 /// threshold and `expect_cold()`), print.hpp (table), json.hpp (JSON). Compile with
 /// `WARMUP_DISABLE` to remove every measurement while keeping every type.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
 
 #include "warmup/cold.hpp"
 #include "warmup/config.hpp"
@@ -38,3 +39,5 @@
 #include "warmup/snapshot.hpp"
 #include "warmup/svg.hpp"
 #include "warmup/trace.hpp"
+
+#include "warmup/detail/header_end.hpp"

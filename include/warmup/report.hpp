@@ -1,18 +1,19 @@
 /// @file
 /// @brief The report: per-site first-call and steady-state figures (made by `warmup::snapshot()`).
 #pragma once
+#include "warmup/detail/header_begin.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "warmup/config.hpp"
 #include "warmup/op.hpp"
 
-namespace warmup {
-inline namespace v1 {
+WARMUP_BEGIN_NAMESPACE
 
 /// @brief Steady-state figures of a site: every call after its warm-up, cold recurrences apart.
 ///
@@ -60,10 +61,17 @@ struct timing {
   std::chrono::nanoseconds cold_excess{};  ///< their total excess over the steady p50
 };
 
-/// @brief Bytes moved by a copy site, and the bandwidth they give.
+/// @brief Which clock a figure was read from.
+enum class clock_domain { host, device };
+
+/// @brief The name of a clock domain as written in reports: "host" or "device".
+constexpr std::string_view to_string(clock_domain c) noexcept { return c == clock_domain::host ? "host" : "device"; }
+
+/// @brief Bytes moved by a copy site (or allocated by an allocation site), and for copies the
+/// bandwidth they give.
 ///
 /// Bandwidth is in GB/s (1e9 bytes a second), from device time when the site has it, host time
-/// otherwise. The steady figure needs every call to move the same number of bytes; where sizes
+/// otherwise (`gbps_clock` says which). Allocation sites report bytes and no bandwidth. The steady figure needs every call to move the same number of bytes; where sizes
 /// vary it is empty and `mean_gbps` (all bytes over all time) is the figure to read.
 /// \code
 ///   if (s.bytes && s.bytes->steady_gbps) std::cout << *s.bytes->steady_gbps << " GB/s\n";
@@ -72,6 +80,8 @@ struct transfer {
   std::uint64_t bytes_first = 0;
   std::uint64_t bytes_total = 0;
   bool sizes_vary = false;            ///< calls moved different numbers of bytes
+  bool total_saturated = false;       ///< the total passed 2^64 - 1 and stays there
+  std::optional<clock_domain> gbps_clock;  ///< the clock the bandwidth is from; empty: no bandwidth
   std::optional<double> first_gbps;   ///< the first call
   std::optional<double> steady_gbps;  ///< bytes per call over the steady p50 (equal sizes only)
   std::optional<double> mean_gbps;    ///< all bytes over the time of all calls
@@ -120,6 +130,10 @@ struct device_description {
   std::uint64_t memory_bytes = 0;
   int driver_version = 0;   ///< e.g. 13000 for CUDA 13.0
   int runtime_version = 0;  ///< e.g. 13000
+  /// What an event pair with nothing between its events reads on this device, measured once
+  /// when the library first times work there: every device duration includes it, so device
+  /// times of kernels under about 20 us read high by this much. Empty until measured.
+  std::optional<std::chrono::nanoseconds> event_pair_floor;
 };
 
 /// @brief The library's own costs, kept apart from every measurement.
@@ -145,6 +159,6 @@ struct report {
   std::vector<std::string> notices;  ///< the one-time messages the library printed
 };
 
-}  // namespace v1
-}  // namespace warmup
+WARMUP_END_NAMESPACE
 
+#include "warmup/detail/header_end.hpp"

@@ -1,6 +1,9 @@
 /// @file
 /// @brief Writing reports to files and streams: `warmup::write_report`, and `WARMUP_REPORT` at exit.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -22,12 +25,13 @@
 #include "warmup/svg.hpp"
 #include "warmup/trace.hpp"
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 inline bool write_report_to(const report& r, std::string_view spec, std::string_view tag) noexcept;
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
 
-namespace warmup {
-inline namespace v1 {
+WARMUP_BEGIN_NAMESPACE
 
 /// @brief The formats a report can be written in.
 enum class report_format { table, json, csv, trace, svg };
@@ -124,10 +128,10 @@ inline bool write_report(const report& r, std::string_view spec) noexcept {
   return detail::write_report_to(r, spec, {});
 }
 
-}  // namespace v1
-}  // namespace warmup
+WARMUP_END_NAMESPACE
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 /// "out/report.json" -> "out/report.<tag>.json" (before ".trace.json" for traces): where a
 /// forked child writes its own report, leaving its parent's whole.
@@ -142,7 +146,7 @@ inline std::string tagged_path(std::string_view path, std::string_view tag) {
 
 /// write_report, with every file destination tagged when `tag` is not empty.
 inline bool write_report_to(const report& r, std::string_view spec, std::string_view tag) noexcept {
-  try {
+  WARMUP_TRY {
     std::vector<report_destination> dests;
     std::string error;
     bool ok = parse_destinations(spec, dests, error);
@@ -172,47 +176,14 @@ inline bool write_report_to(const report& r, std::string_view spec, std::string_
       }
     }
     return ok;
-  } catch (...) {
+  } WARMUP_CATCH_ALL {
     std::fputs("warmup: the report could not be written (out of memory)\n", stderr);
     return false;
   }
 }
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
 
-#if WARMUP_ENABLED
-namespace warmup::detail {
 
-/// The report at exit. Registered before main when WARMUP_REPORT is set; it makes no CUDA call
-/// (the runtime may be gone by then): device measurements were read back by the handler below,
-/// which runs before the CUDA runtime's own teardown.
-/// Registered when the CUDA runtime is first seen working, so it runs before the runtime's own
-/// teardown (exit handlers run in reverse order): waits for and reads back every device
-/// measurement, describes the device, then closes the library's use of CUDA.
-inline void read_back_before_teardown() noexcept {
-  std::string status;
-  (void)describe_device(status);
-  (void)rings().drain_all(read_mode::wait);
-  cuda().closed.store(true, std::memory_order_release);
-}
-
-inline void report_at_exit() noexcept {
-  const char* spec = std::getenv("WARMUP_REPORT");
-  if (spec == nullptr) return;
-  cuda().closed.store(true, std::memory_order_release);
-  // A forked child (a data-loader worker, say) writes beside its parent, never over it.
-  const std::string tag = cuda().forked.load(std::memory_order_relaxed) ? std::to_string(::getpid()) : std::string{};
-  write_report_to(snapshot(), spec, tag);
-}
-
-inline bool register_report_at_exit() noexcept {
-  const char* spec = std::getenv("WARMUP_REPORT");
-  if (spec == nullptr || *spec == '\0') return false;
-  cuda().before_teardown = &read_back_before_teardown;
-  return std::atexit(report_at_exit) == 0;
-}
-
-inline const bool report_at_exit_registered = register_report_at_exit();
-
-}  // namespace warmup::detail
-#endif
+#include "warmup/detail/header_end.hpp"

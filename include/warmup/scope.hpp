@@ -1,6 +1,7 @@
 /// @file
 /// @brief `warmup::scope<Op>`: the RAII measurement of one call, and its short aliases.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -9,6 +10,7 @@
 #include <exception>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "warmup/config.hpp"
 #include "warmup/enable.hpp"
@@ -22,20 +24,26 @@
 #include "warmup/detail/nvtx.hpp"
 #include "warmup/detail/site.hpp"
 #else
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 struct static_site {  // keeps the macro-facing signature when disabled
   constexpr static_site(op_kind, std::string_view) noexcept {}
 };
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
 #endif
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 template <class Op>
 inline constexpr bool takes_bytes = is_copy(Op::kind) || Op::kind == op_kind::alloc;
-}  // namespace warmup::detail
+/// Byte counts may be of any integer type (`int`, `long`, `size_t`, ...), but not `bool`.
+template <class T>
+inline constexpr bool is_byte_count = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+}  // namespace detail
+WARMUP_END_NAMESPACE
 
-namespace warmup {
-inline namespace v1 {
+WARMUP_BEGIN_NAMESPACE
 
 /// @brief Measures one call of a site from construction to destruction.
 ///
@@ -85,24 +93,44 @@ class scope {
 #endif
   }
 
-  /// @brief Host timing of an operation on `bytes` bytes (copies and allocations).
-  template <class O = Op, std::enable_if_t<detail::takes_bytes<O>, int> = 0>
-  scope(std::string_view name, std::size_t bytes) noexcept {
+  /// @brief Host timing of an operation on `bytes` bytes (copies and allocations). Any integer
+  /// type; a negative count is reported once and counted as 0 bytes.
+  template <class Bytes, class O = Op,
+            std::enable_if_t<detail::takes_bytes<O> && detail::is_byte_count<Bytes>, int> = 0>
+  scope(std::string_view name, Bytes bytes) noexcept {
 #if WARMUP_ENABLED
-    if (detail::measuring.load(std::memory_order_relaxed)) begin(detail::lookup(Op::kind, name), bytes, nullptr, host_only);
+    if (detail::measuring.load(std::memory_order_relaxed))
+      begin(detail::lookup(Op::kind, name), detail::byte_count(bytes), nullptr, host_only);
 #else
     (void)name, (void)bytes;
 #endif
   }
 
   /// @brief Host and device timing of `bytes` bytes moved or allocated on `stream`.
-  template <class O = Op, std::enable_if_t<detail::takes_bytes<O>, int> = 0>
-  scope(std::string_view name, std::size_t bytes, cudaStream_t stream) noexcept {
+  template <class Bytes, class O = Op,
+            std::enable_if_t<detail::takes_bytes<O> && detail::is_byte_count<Bytes>, int> = 0>
+  scope(std::string_view name, Bytes bytes, cudaStream_t stream) noexcept {
 #if WARMUP_ENABLED
-    if (detail::measuring.load(std::memory_order_relaxed)) begin(detail::lookup(Op::kind, name), bytes, stream, device_timed);
+    if (detail::measuring.load(std::memory_order_relaxed))
+      begin(detail::lookup(Op::kind, name), detail::byte_count(bytes), stream, device_timed);
 #else
     (void)name, (void)bytes, (void)stream;
 #endif
+  }
+
+  // Misuses, each refused with a sentence instead of template noise.
+  template <class O = Op, std::enable_if_t<detail::takes_bytes<O>, int> = 0>
+  scope(std::string_view, cudaStream_t) noexcept {
+    static_assert(!detail::takes_bytes<O>,
+                  "warmup: a copy or allocation scope takes its byte count before the stream: "
+                  "h2d_scope s{name, bytes, stream}");
+  }
+  template <class Bytes, class O = Op,
+            std::enable_if_t<!detail::takes_bytes<O> && detail::is_byte_count<Bytes>, int> = 0>
+  scope(std::string_view, Bytes, cudaStream_t) noexcept {
+    static_assert(detail::takes_bytes<O>,
+                  "warmup: only copy and allocation scopes take a byte count; "
+                  "launch, region and context scopes take (name) or (name, stream)");
   }
 
   /// @brief For `WARMUP_SCOPE`: the site was found once, by a static; `name` is not looked at.
@@ -144,14 +172,7 @@ class scope {
     detail::nvtx_pop();
     site_->host.record(index_, host_ns, after_idle);
     if (device_timed_) site_->sampler.observe(index_, host_ns);
-    if (bytes_ != 0) {
-      if (index_ == 0) site_->bytes_first.store(bytes_, std::memory_order_relaxed);
-      site_->bytes_total.fetch_add(bytes_, std::memory_order_relaxed);
-      // Any size unlike the first marks the site (the first's own store may still be on its
-      // way from another thread: snapshot() also compares the total with calls x first).
-      if (index_ != 0 && bytes_ != site_->bytes_first.load(std::memory_order_relaxed))
-        site_->bytes_vary.store(true, std::memory_order_relaxed);
-    }
+    if (bytes_ != 0) site_->add_bytes(index_, bytes_);
     if (std::uncaught_exceptions() > uncaught_)
       site_->exceptions.fetch_add(1, std::memory_order_relaxed);
 #endif
@@ -168,7 +189,7 @@ class scope {
  private:
   enum timing_mode { host_only, device_timed };
 
-  void begin(detail::site* s, std::size_t bytes, cudaStream_t stream, timing_mode mode) noexcept {
+  void begin(detail::site* s, std::uint64_t bytes, cudaStream_t stream, timing_mode mode) noexcept {
     if (s == nullptr) return;
     site_ = s;
     bytes_ = bytes;
@@ -189,7 +210,7 @@ class scope {
   detail::site* site_ = nullptr;
   std::uint64_t index_ = 0;
   std::uint64_t carried_ns_ = 0;
-  std::size_t bytes_ = 0;
+  std::uint64_t bytes_ = 0;
   cudaStream_t stream_ = nullptr;
   detail::device_mark mark_{};
   int uncaught_ = 0;
@@ -213,17 +234,37 @@ using launch_scope = scope<op::launch>;
 /// @brief Times any region, such as a model's forward: `warmup::region_scope s{"forward", stream};`
 using region_scope = scope<op::region>;
 
-}  // namespace v1
-}  // namespace warmup
+/// @brief Times one call of `fn` as a site of kind `Op` (a region unless named) and returns
+/// what `fn` returns. Host-timed; give a stream to time the work `fn` enqueues on it as well.
+/// \code
+///   auto tokens = warmup::timed("tokenize", [&] { return tokenize(text); });
+///   warmup::timed<warmup::op::launch>("gemm", stream, [&] { gemm<<<grid, block, 0, stream>>>(a, b, c); });
+/// \endcode
+template <class Op = op::region, class F>
+decltype(auto) timed(std::string_view name, F&& fn) {
+  static_assert(!detail::takes_bytes<Op>, "warmup::timed: copies and allocations need a scope with their byte count");
+  const scope<Op> s{name};
+  return std::forward<F>(fn)();
+}
+
+/// @brief `timed` with device timing of the work `fn` enqueues on `stream`.
+template <class Op = op::region, class F>
+decltype(auto) timed(std::string_view name, cudaStream_t stream, F&& fn) {
+  static_assert(!detail::takes_bytes<Op>, "warmup::timed: copies and allocations need a scope with their byte count");
+  const scope<Op> s{name, stream};
+  return std::forward<F>(fn)();
+}
+
+WARMUP_END_NAMESPACE
 
 #define WARMUP_DETAIL_CONCAT_(a, b) a##b
 #define WARMUP_DETAIL_CONCAT(a, b) WARMUP_DETAIL_CONCAT_(a, b)
 #define WARMUP_DETAIL_FIRST_(first, ...) first
 #define WARMUP_DETAIL_FIRST(...) WARMUP_DETAIL_FIRST_(__VA_ARGS__, unused)
 #define WARMUP_DETAIL_SCOPE(site_var, scope_var, ...)                                    \
-  static const ::warmup::detail::static_site site_var{::warmup::op_kind::region,         \
+  static const ::cuda_warmup::detail::static_site site_var{::cuda_warmup::op_kind::region,         \
                                                       WARMUP_DETAIL_FIRST(__VA_ARGS__)}; \
-  const ::warmup::region_scope scope_var { site_var, __VA_ARGS__ }
+  const ::cuda_warmup::region_scope scope_var { site_var, __VA_ARGS__ }
 
 #if WARMUP_ENABLED
 /// @brief A region scope whose site is found once, by a function-local static:
@@ -238,3 +279,5 @@ using region_scope = scope<op::region>;
 #define WARMUP_SCOPE(...) static_cast<void>(0)
 #define WARMUP_FUNC_SCOPE() static_cast<void>(0)
 #endif
+
+#include "warmup/detail/header_end.hpp"

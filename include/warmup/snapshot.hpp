@@ -1,6 +1,9 @@
 /// @file
 /// @brief `warmup::snapshot()`: resolve finished device measurements and summarise every site.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
 
 #include "warmup/report.hpp"
 
@@ -16,16 +19,30 @@
 #endif
 
 #if WARMUP_ENABLED
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
+
+/// The device description, made once and kept in storage that is never destroyed: the report
+/// at exit reads it after static destructors have run.
+struct described_device {
+  std::mutex m;
+  bool done = false;
+  std::optional<device_description> d;
+};
+
+inline described_device& device_cache() noexcept {
+  static described_device* c = new described_device;
+  return *c;
+}
 
 /// Describes the current device once per process, with calls that create no context.
 inline std::optional<device_description> describe_device(std::string& status) {
-  static std::mutex m;
-  static std::optional<device_description> cached;
-  static bool done = false;
-  std::lock_guard<std::mutex> lock(m);
-  if (!done) {
-    done = true;
+  described_device& c = device_cache();
+  std::lock_guard<std::mutex> lock(c.m);
+  const cuda_state& st = cuda();
+  const bool probed = st.runtime.load() != cuda_state::unknown;
+  if (!c.done && !(st.closed.load() && !probed)) {
+    c.done = true;
     if (runtime_available()) {
       const cudaError_t before = cudaPeekAtLastError();
       device_description d;
@@ -39,21 +56,22 @@ inline std::optional<device_description> describe_device(std::string& status) {
         d.memory_bytes = p.totalGlobalMem;
         (void)cudaDriverGetVersion(&d.driver_version);
         (void)cudaRuntimeGetVersion(&d.runtime_version);
-        cached = d;
+        c.d = d;
       }
       if (before == cudaSuccess) forget_own_error(cudaPeekAtLastError());
     }
   }
-  const cuda_state& st = cuda();
   if (st.runtime.load() == cuda_state::unavailable)
     status = st.why_unavailable;
-  else if (!cached && st.closed.load())
-    status = "not described: the program was exiting and CUDA may already be shut down";
-  else if (!cached)
-    status = "the current device could not be described";
-  else
+  else if (c.d)
     status = "ok";
-  return cached;
+  else if (st.runtime.load() == cuda_state::unknown)
+    status = "not described: no scope was given a stream, so the library never asked CUDA for a device";
+  else if (st.closed.load())
+    status = "not described: the program was exiting and CUDA may already be shut down";
+  else
+    status = "the current device could not be described";
+  return c.d;
 }
 
 inline std::string format_ratio(double r) {
@@ -76,6 +94,10 @@ inline std::vector<std::string> notes_for(const site_report& s) {
         host_extra > std::chrono::microseconds{20})
       notes.push_back("the first launch waited on the host, not the GPU: module loading or JIT at the call");
   }
+  if (s.bytes && s.bytes->total_saturated)
+    notes.push_back("the byte total passed 2^64 - 1 and is shown saturated; no mean bandwidth");
+  if (s.bytes && s.bytes->gbps_clock == clock_domain::host)
+    notes.push_back("bandwidth from host time (no call was device-timed): it includes launch and any wait");
   if (s.bytes && s.bytes->sizes_vary)
     notes.push_back("calls moved different numbers of bytes: read the mean bandwidth, not a steady one");
   if (s.device_captured != 0)
@@ -115,18 +137,25 @@ inline site_report read_site(site& s) {
     timing t = summarize(d->read());
     if (t.calls != 0) r.device = t;
   }
-  const std::uint64_t total = s.bytes_total.load(std::memory_order_relaxed);
+  const bool saturated = s.bytes_overflow.load(std::memory_order_relaxed);
+  const std::uint64_t total = saturated ? UINT64_MAX : s.bytes_total.load(std::memory_order_relaxed);
   if (total != 0) {
     transfer x;
     x.bytes_first = s.bytes_first.load(std::memory_order_relaxed);
     x.bytes_total = total;
-    x.sizes_vary = s.bytes_vary.load(std::memory_order_relaxed) || total != x.bytes_first * r.calls;
-    const timing& t = r.device ? *r.device : r.host;
-    // Bytes per nanosecond are GB/s.
-    if (t.first.count() > 0) x.first_gbps = double(x.bytes_first) / double(t.first.count());
-    if (!x.sizes_vary && t.steady && t.steady->p50.count() > 0)
-      x.steady_gbps = double(x.bytes_first) / double(t.steady->p50.count());
-    if (t.total.count() > 0 && t.calls == r.calls) x.mean_gbps = double(total) / double(t.total.count());
+    x.total_saturated = saturated;
+    const bool total_matches = r.calls != 0 && total % r.calls == 0 && total / r.calls == x.bytes_first;
+    x.sizes_vary = s.bytes_vary.load(std::memory_order_relaxed) || (!saturated && !total_matches);
+    // Bandwidth for copies only: an allocation's bytes over its time is no rate of anything.
+    if (is_copy(s.op)) {
+      const timing& t = r.device ? *r.device : r.host;
+      x.gbps_clock = r.device ? clock_domain::device : clock_domain::host;
+      // Bytes per nanosecond are GB/s.
+      if (t.first.count() > 0) x.first_gbps = double(x.bytes_first) / double(t.first.count());
+      if (!x.sizes_vary && t.steady && t.steady->p50.count() > 0)
+        x.steady_gbps = double(x.bytes_first) / double(t.steady->p50.count());
+      if (!saturated && t.total.count() > 0 && t.calls == r.calls) x.mean_gbps = double(total) / double(t.total.count());
+    }
     r.bytes = x;
   }
   for (const auto& c : host_data.first) r.first_calls.push_back(std::chrono::nanoseconds{static_cast<long long>(c.ns)});
@@ -156,11 +185,11 @@ inline site_report read_site(site& s) {
   return r;
 }
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
 #endif
 
-namespace warmup {
-inline namespace v1 {
+WARMUP_BEGIN_NAMESPACE
 
 /// @brief Whether `snapshot()` may wait for the GPU to finish outstanding measurements.
 enum class device_wait {
@@ -187,6 +216,11 @@ inline report snapshot(device_wait wait = device_wait::no) {
       closed ? 0 : detail::rings().drain_all(wait == device_wait::yes ? detail::read_mode::wait : detail::read_mode::poll);
   r.device_pending = pending;
   r.device = detail::describe_device(r.device_status);
+  if (r.device && r.device->index >= 0 && r.device->index < detail::max_devices) {
+    const std::uint64_t floor =
+        detail::cuda().pair_floor_ns[static_cast<std::size_t>(r.device->index)].load(std::memory_order_relaxed);
+    if (floor != 0) r.device->event_pair_floor = std::chrono::nanoseconds{static_cast<long long>(floor - 1)};
+  }
   for (detail::site* s : detail::sites().all()) {
     r.sites.push_back(detail::read_site(*s));
     r.library.site_bytes += s->bytes();
@@ -207,5 +241,6 @@ inline report snapshot(device_wait = device_wait::no) {
 }
 #endif
 
-}  // namespace v1
-}  // namespace warmup
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

@@ -1,6 +1,9 @@
 /// @file
 /// @brief `warmup::to_svg`: per site, time against call index, warm-up set apart from the steady band.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +14,8 @@
 #include "warmup/detail/text.hpp"
 #include "warmup/report.hpp"
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 inline std::string xml_text(std::string_view s, std::size_t max_bytes) {
   const std::string v = printable(repair_utf8(s, controls::drop_all), max_bytes);
@@ -130,10 +134,10 @@ inline void svg_panel(std::string& o, const site_report& s, double ox, double oy
   o += "</g>\n";
 }
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
 
-namespace warmup {
-inline namespace v1 {
+WARMUP_BEGIN_NAMESPACE
 
 /// @brief The report as one self-contained SVG picture: a panel per site showing each call's
 /// time against its call number, both on log axes, the first call in red, warm-up calls in
@@ -183,5 +187,6 @@ inline std::string to_svg(const report& r) {
   return o;
 }
 
-}  // namespace v1
-}  // namespace warmup
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

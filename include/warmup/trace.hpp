@@ -1,7 +1,11 @@
 /// @file
 /// @brief `warmup::to_trace`: a timeline in the Chrome Trace Event format (Perfetto, chrome://tracing).
 #pragma once
+#include "warmup/detail/header_begin.hpp"
 
+#include "warmup/config.hpp"
+
+#include <cstdio>
 #include <string>
 
 #include "warmup/json.hpp"
@@ -11,7 +15,8 @@
 #include "warmup/detail/timeline.hpp"
 #endif
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 inline void trace_metadata(json_out& j, int pid, int tid, const char* what, std::string_view name) {
   j.open('{');
@@ -26,15 +31,23 @@ inline void trace_metadata(json_out& j, int pid, int tid, const char* what, std:
   j.close('}');
 }
 
+/// Microseconds (the format's unit) written exactly from integer nanoseconds, with three
+/// decimals: a double printed with a few significant digits would place a call 100 s into a run
+/// hundreds of microseconds off.
 inline void trace_number(json_out& j, const char* k, std::chrono::nanoseconds d) {
   j.key(k);
-  j.value(double(d.count()) / 1e3);  // the format counts microseconds
+  const long long ns = d.count();
+  const unsigned long long magnitude =
+      ns < 0 ? 0ULL - static_cast<unsigned long long>(ns) : static_cast<unsigned long long>(ns);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%s%llu.%03llu", ns < 0 ? "-" : "", magnitude / 1000, magnitude % 1000);
+  j.number_text(buf);
 }
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
 
-namespace warmup {
-inline namespace v1 {
+WARMUP_BEGIN_NAMESPACE
 
 /// @brief How many calls of each site, from its first, go on the timeline (16 by default);
 /// later calls are sampled. Applies to sites made after the call: set it before the first
@@ -106,5 +119,6 @@ inline std::string to_trace(const report& r) {
   return std::move(j.text);
 }
 
-}  // namespace v1
-}  // namespace warmup
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

@@ -3,10 +3,13 @@
 reader, and an XML parser for SVG. Every output must be valid UTF-8.
 
 usage: check_report.py steps PROGRAM            the issue's 50-step example: schema and figures
+       check_report.py trace_times PROGRAM      every timeline call's ts and dur round-trip to the
+                                                nanosecond (PROGRAM: synthetic_report)
        check_report.py hostile FORMAT PROGRAM   hostile site names survive in FORMAT
                                                 (json, csv, svg, trace)
 """
 import csv
+import decimal
 import io
 import json
 import subprocess
@@ -46,6 +49,27 @@ def check_steps(program):
     assert host["first_call_excess"] == host["first"] - steady["p50"], host
     assert site["device_ns"] is None and site["bytes"] is None
     return f"step: first {host['first']} ns, steady p50 {steady['p50']} ns, warm-up {host['warmup_calls']}"
+
+
+def check_trace_times(program):
+    """The trace's ts and dur (microseconds) must give back every call's integer nanoseconds."""
+    expected = []
+    for line in run([program, "3", "timeline"]).splitlines():
+        site, index, host_start, host, device_start, device = line.split()
+        expected.append((1, int(site) + 1, int(index), int(host_start), int(host)))
+        if device_start != "-":
+            expected.append((2, int(site) + 1, int(index), int(device_start), int(device)))
+    doc = json.loads(run([program, "3", "trace"]), parse_float=decimal.Decimal)
+    got = []
+    for e in doc["traceEvents"]:
+        if e.get("ph") != "X":
+            continue
+        assert isinstance(e["ts"], decimal.Decimal) and isinstance(e["dur"], decimal.Decimal), e
+        to_ns = lambda us: int(us * 1000) if (us * 1000) == int(us * 1000) else None
+        got.append((e["pid"], e["tid"], e["args"]["call"], to_ns(e["ts"]), to_ns(e["dur"])))
+    assert sorted(got) == sorted(expected), [g for g in got if g not in expected][:5]
+    late = max(x[3] for x in expected)
+    return f"trace: {len(got)} events, ts and dur exact to the ns (latest start {late} ns)"
 
 
 def names_from(fmt, text):
@@ -89,5 +113,7 @@ def check_hostile(fmt, program):
 if __name__ == "__main__":
     if sys.argv[1] == "steps":
         print(check_steps(sys.argv[2]))
+    elif sys.argv[1] == "trace_times":
+        print(check_trace_times(sys.argv[2]))
     else:
         print(check_hostile(sys.argv[2], sys.argv[3]))

@@ -1,6 +1,8 @@
 // Prints a report made up in memory (no timing involved): N sites, each with a warm-up of a
 // few calls decaying onto a noisy steady state. For render_svg.py and the format tests.
-// usage: synthetic_report N [json|csv|svg|trace|table]
+// usage: synthetic_report N [json|csv|svg|trace|table|timeline]
+// "timeline" prints each timeline call as "site index host_start host device_start device" in
+// integer nanoseconds: what the trace must carry exactly.
 #include <cstdlib>
 #include <iostream>
 #include <random>
@@ -26,14 +28,22 @@ int main(int argc, char** argv) {
       const double v = i < warm ? steady * 300.0 / double(1 + 3 * i) : steady * noise(rng);
       site.first_calls.emplace_back(static_cast<long long>(v));
     }
+    // Calls late in a long run, placed to the nanosecond, and one timed before the library was
+    // loaded (a static constructor's scope): a negative start.
     for (std::uint64_t i = 64; i < 5000; i *= 2) {
       warmup::call_record c;
       c.index = i;
-      c.host = std::chrono::nanoseconds{static_cast<long long>(steady * noise(rng))};
-      c.device = c.host - std::chrono::nanoseconds{2000};
-      c.device_start = c.host_start = std::chrono::nanoseconds{static_cast<long long>(i) * 1000};
+      c.host = std::chrono::nanoseconds{static_cast<long long>(steady * noise(rng)) + 7};
+      c.device = c.host - std::chrono::nanoseconds{1999};
+      c.host_start = std::chrono::nanoseconds{123'456'789'012LL + static_cast<long long>(i) * 1001 + s};
+      c.device_start = c.host_start + std::chrono::nanoseconds{333};
       site.timeline.push_back(c);
     }
+    warmup::call_record early;
+    early.index = 1;
+    early.host_start = std::chrono::nanoseconds{-1501};
+    early.host = std::chrono::nanoseconds{999};
+    site.timeline.insert(site.timeline.begin(), early);
     site.calls = site.host.calls = 5000;
     site.host.first = site.first_calls[0];
     site.host.warmup_calls = warm;
@@ -43,6 +53,14 @@ int main(int argc, char** argv) {
     st.p99 = std::chrono::nanoseconds{static_cast<long long>(steady * 1.4)};
     site.host.steady = st;
     r.sites.push_back(site);
+  }
+  if (format == "timeline") {
+    for (std::size_t s = 0; s < r.sites.size(); ++s)
+      for (const warmup::call_record& c : r.sites[s].timeline)
+        std::cout << s << ' ' << c.index << ' ' << c.host_start.count() << ' ' << c.host.count() << ' '
+                  << (c.device_start ? std::to_string(c.device_start->count()) : "-") << ' '
+                  << (c.device ? std::to_string(c.device->count()) : "-") << '\n';
+    return 0;
   }
   const warmup::report_format f = format_arg(format, warmup::report_format::svg);
   std::cout << warmup::format_report(r, f);

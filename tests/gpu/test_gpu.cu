@@ -1,6 +1,6 @@
 // Device timing on a real GPU. Exits 77 (skipped) where there is none.
 #define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cuda_runtime.h>
 

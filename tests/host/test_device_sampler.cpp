@@ -1,6 +1,6 @@
 // The adaptive device-sampling policy: every call while warming up, then thinning while steady,
 // back to every call when the site changes.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include "warmup/detail/device_sampler.hpp"
 

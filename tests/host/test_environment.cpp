@@ -1,6 +1,6 @@
 // The WARMUP_* variables: every value is checked; garbage gets a message naming the variable
 // and what it falls back to, and changes nothing.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <map>
 #include <string>

@@ -1,7 +1,7 @@
 // fork(): the child starts clean (no parent's calls, its own counts), the parent keeps its
 // own, and a scope open across the fork is the parent's alone. The child's checks come back as
 // bits of its exit status.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // The log-linear histogram: every value lands in a bucket that contains it, buckets are at most
 // 1/64 of their value wide, and memory stops growing once the range of values is covered.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <random>
 

@@ -1,6 +1,6 @@
 // Memory: what one site holds, what grows it (a new power of two of durations, nothing else),
 // and what one device measurement in flight holds. README's "What it costs" states these bounds.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cstdint>
 

@@ -1,5 +1,5 @@
 // The table and the JSON, read back as text (tests/json/ parses the JSON with a real parser).
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <sstream>
 
@@ -36,6 +36,7 @@ warmup::report sample_report() {
   bytes.first_gbps = 0.333;
   bytes.steady_gbps = 1.0;
   bytes.mean_gbps = 0.6;
+  bytes.gbps_clock = warmup::clock_domain::host;
   copy.bytes = bytes;
   r.sites = {once, copy};
   return r;
@@ -53,7 +54,7 @@ TEST_CASE("the table shows every site, its figures and its notes") {
   CHECK(t.find("note: no steady state yet") != std::string::npos);
   CHECK(t.find("upload") != std::string::npos);
   CHECK(t.find("+2.00 ms") != std::string::npos);
-  CHECK(t.find("0.3 / 1.0 / 0.6") != std::string::npos);
+  CHECK(t.find("0.3 / 1.0 / 0.6 (host)") != std::string::npos);
 }
 
 TEST_CASE("JSON: absent figures are null, never invented") {
@@ -65,7 +66,7 @@ TEST_CASE("JSON: absent figures are null, never invented") {
                "\"cold_recurrences\":{\"calls\":0,\"excess\":0},\"steady\":null},\"device_ns\":null,\"bytes\":null") !=
         std::string::npos);
   CHECK(j.find("\"bytes\":{\"first\":1000000,\"total\":3000000,\"first_gbps\":0.333,\"sizes_vary\":false,"
-               "\"steady_gbps\":1,\"mean_gbps\":0.6}") !=
+               "\"steady_gbps\":1,\"mean_gbps\":0.6,\"total_saturated\":false,\"gbps_clock\":\"host\"}") !=
         std::string::npos);
   CHECK(j.find('\n') == std::string::npos);
 }

@@ -1,7 +1,9 @@
 // Scopes on the host: what they count, how sites are identified, and what they survive.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <chrono>
+#include <limits>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -201,4 +203,79 @@ TEST_CASE("warmup::disable() stops measuring, warmup::enable() resumes") {
   REQUIRE(find_site(r, "scope.switch") != nullptr);
   CHECK(find_site(r, "scope.switch")->calls == 4);
   CHECK(find_site(r, "scope.switch.never") == nullptr);  // not even registered while off
+}
+
+TEST_CASE("byte counts of any integer type; a negative one counts as 0 and is said once") {
+  const int small = 1000;
+  const long long large = 1LL << 40;
+  const unsigned short tiny = 7;
+  for (int i = 0; i < 3; ++i) {
+    warmup::h2d_scope a{"bytes.int", small};
+    warmup::d2h_scope b{"bytes.long_long", large};
+    warmup::d2d_scope c{"bytes.ushort", tiny};
+  }
+  { warmup::alloc_scope neg{"bytes.negative", -5}; }
+  const auto r = warmup::snapshot();
+  REQUIRE(find_site(r, "bytes.int", op_kind::h2d) != nullptr);
+  CHECK(find_site(r, "bytes.int", op_kind::h2d)->bytes->bytes_total == 3000);
+  CHECK(find_site(r, "bytes.long_long", op_kind::d2h)->bytes->bytes_first == (1ULL << 40));
+  CHECK(find_site(r, "bytes.ushort", op_kind::d2d)->bytes->bytes_total == 21);
+  const auto* neg = find_site(r, "bytes.negative", op_kind::alloc);
+  REQUIRE(neg != nullptr);
+  CHECK(neg->calls == 1);
+  CHECK_FALSE(neg->bytes);  // no bytes were counted
+  bool said = false;
+  for (const auto& n : r.notices) said = said || n.find("negative byte count (-5)") != std::string::npos;
+  CHECK(said);
+}
+
+TEST_CASE("byte totals saturate instead of wrapping, and the report says so") {
+  const std::uint64_t huge = std::numeric_limits<std::uint64_t>::max() / 2;
+  for (int i = 0; i < 4; ++i) warmup::h2d_scope s{"bytes.huge", huge};
+  const auto r = warmup::snapshot();
+  const auto* s = find_site(r, "bytes.huge", op_kind::h2d);
+  REQUIRE(s != nullptr);
+  REQUIRE(s->bytes);
+  CHECK(s->bytes->total_saturated);
+  CHECK(s->bytes->bytes_total == std::numeric_limits<std::uint64_t>::max());
+  CHECK_FALSE(s->bytes->mean_gbps);     // no rate from a saturated total
+  CHECK_FALSE(s->bytes->sizes_vary);    // every call moved the same bytes
+}
+
+TEST_CASE("bandwidth: copies say which clock it came from; allocations have none") {
+  for (int i = 0; i < 3; ++i) {
+    warmup::h2d_scope c{"bw.copy", std::size_t{1} << 20};
+    warmup::alloc_scope a{"bw.alloc", std::size_t{1} << 20};
+  }
+  const auto r = warmup::snapshot();
+  const auto* copy = find_site(r, "bw.copy", op_kind::h2d);
+  const auto* alloc = find_site(r, "bw.alloc", op_kind::alloc);
+  REQUIRE(copy != nullptr);
+  REQUIRE(alloc != nullptr);
+  CHECK(copy->bytes->gbps_clock == warmup::clock_domain::host);
+  CHECK(copy->bytes->first_gbps);
+  CHECK(alloc->bytes->bytes_total == 3u << 20);
+  CHECK_FALSE(alloc->bytes->gbps_clock);
+  CHECK_FALSE(alloc->bytes->first_gbps);
+  CHECK_FALSE(alloc->bytes->mean_gbps);
+  std::ostringstream table;
+  warmup::print(r, table);
+  CHECK(table.str().find(" (host)") != std::string::npos);
+}
+
+TEST_CASE("timed() measures a callable as a site and hands back its result") {
+  int calls = 0;
+  for (int i = 0; i < 4; ++i) {
+    const int got = warmup::timed("timed.value", [&] { return ++calls * 10; });
+    CHECK(got == calls * 10);
+  }
+  warmup::timed<warmup::op::launch>("timed.void", [&] { ++calls; });
+  std::string moved = warmup::timed("timed.move", [] { return std::string(100, 'x'); });
+  CHECK(moved.size() == 100);
+  CHECK(calls == 5);
+  const auto r = warmup::snapshot();
+  REQUIRE(find_site(r, "timed.value") != nullptr);
+  CHECK(find_site(r, "timed.value")->calls == 4);
+  REQUIRE(find_site(r, "timed.void", op_kind::launch) != nullptr);
+  CHECK(find_site(r, "timed.void", op_kind::launch)->calls == 1);
 }

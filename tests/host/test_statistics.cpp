@@ -1,5 +1,5 @@
 // Warm-up detection and steady-state figures on series with known answers.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <algorithm>
 #include <atomic>

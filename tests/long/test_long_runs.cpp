@@ -1,7 +1,7 @@
 // Long runs: 10^8 calls on one site and 10^5 distinct sites stay within the documented memory
 // bound, and no count or sum overflows. Its own executable (a few seconds here), left out of the
 // sanitizer builds, which would take minutes over it.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cstdio>
 #include <string>

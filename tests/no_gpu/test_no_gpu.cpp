@@ -2,7 +2,7 @@
 // keep host timing, say why once, and leave no CUDA error behind. Exits 77 (skipped) where a
 // GPU is visible: there the GPU tests cover device timing.
 #define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cuda_runtime_api.h>
 #include <unistd.h>

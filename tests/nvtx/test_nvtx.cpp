@@ -1,5 +1,5 @@
 // NVTX ranges as a tool sees them: names, nesting, categories, colours and payloads.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <stdexcept>
 

@@ -1,11 +1,15 @@
 /// @file
 /// @brief The host clock every scope reads.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
 
 #include <chrono>
 #include <cstdint>
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 /// Host time is `std::chrono::steady_clock`: monotonic, and about 27 ns a read on the GPU
 /// machines (REFERENCE.md), cheap enough to read twice a scope.
@@ -24,4 +28,7 @@ inline std::uint64_t ns_between(clock::time_point a, clock::time_point b) noexce
   return d > 0 ? static_cast<std::uint64_t>(d) : 0;
 }
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

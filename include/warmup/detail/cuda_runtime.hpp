@@ -1,6 +1,9 @@
 /// @file
 /// @brief What the library asks of the CUDA runtime, and how it stays out of the program's way.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -14,7 +17,8 @@
 
 #include "warmup/detail/notices.hpp"
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 inline constexpr int max_devices = 64;
 
@@ -87,6 +91,8 @@ struct cuda_state {
   /// as that time plus the event's distance to the anchor.
   std::array<std::atomic<cudaEvent_t>, max_devices> anchor{};
   std::array<std::atomic<std::uint64_t>, max_devices> anchor_host_ns{};
+  /// Per device, the event-pair floor in ns plus one (0: not measured); see measure_pair_floor.
+  std::array<std::atomic<std::uint64_t>, max_devices> pair_floor_ns{};
 
   /// Set once the program is exiting and the library must make no further CUDA call.
   std::atomic<bool> closed{false};
@@ -121,9 +127,9 @@ inline bool runtime_available() noexcept {
     return st.runtime.load() == cuda_state::available;
   if (st.forked_after_init.load(std::memory_order_relaxed)) {
     // CUDA cannot be used in a child forked after its parent initialised it: no CUDA call.
-    try {
+    WARMUP_TRY {
       st.why_unavailable = "this process was forked from one that had initialised CUDA, which a child cannot use";
-    } catch (...) {
+    } WARMUP_CATCH_ALL {
     }
     st.runtime.store(cuda_state::unavailable, std::memory_order_release);
     notice_board().raise(notice_kind::no_device,
@@ -134,10 +140,10 @@ inline bool runtime_available() noexcept {
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
     if (e != cudaSuccess) (void)cudaGetLastError();  // ours: nothing of the program's ran yet
-    try {
+    WARMUP_TRY {
       st.why_unavailable = e != cudaSuccess ? "cudaGetDeviceCount failed (" + describe(e) + ")"
                                             : std::string("no CUDA device is visible");
-    } catch (...) {
+    } WARMUP_CATCH_ALL {
     }
     st.runtime.store(cuda_state::unavailable, std::memory_order_release);
     notice_board().raise(notice_kind::no_device,
@@ -146,7 +152,7 @@ inline bool runtime_available() noexcept {
   }
   // Each at the ABI version whose signature the pointer type spells (12000: before
   // cuStreamGetCtx gained a green-context argument).
-  const auto entry = [](const char* name, auto& fn, int version) {
+  const auto entry = [](const char* name, auto& fn, unsigned version) {
     cudaDriverEntryPointQueryResult q{};
     void* p = nullptr;
     if (cudaGetDriverEntryPointByVersion(name, &p, version, cudaEnableDefault, &q) == cudaSuccess &&
@@ -165,9 +171,9 @@ inline bool runtime_available() noexcept {
   entry("cuCtxGetCurrent", st.driver.ctx_get_current, 12000);
   entry("cuThreadExchangeStreamCaptureMode", st.driver.exchange_capture_mode, 12000);
   if (!st.driver.complete()) {
-    try {
+    WARMUP_TRY {
       st.why_unavailable = "the CUDA driver lacks an entry point the library needs (driver too old?)";
-    } catch (...) {
+    } WARMUP_CATCH_ALL {
     }
     st.runtime.store(cuda_state::unavailable, std::memory_order_release);
     notice_board().raise(notice_kind::no_device,
@@ -218,4 +224,7 @@ class device_guard {
   bool switched_ = false;
 };
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

@@ -1,13 +1,17 @@
 /// @file
 /// @brief Which calls of a warm site are timed on the device (warmup::device_sampling::adaptive).
 #pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
 
 #include <atomic>
 #include <cstdint>
 
 #include "warmup/detail/series.hpp"
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 /// Per site. Every call of the exact window is device-timed (warm-up lives there); after it,
 /// 1 call in 2^shift, the shift growing by one every 256 calls up to 6. A run of eight host
@@ -56,4 +60,7 @@ class device_sampler {
   std::atomic<std::uint64_t> typical_ns_{0};
 };
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

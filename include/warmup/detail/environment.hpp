@@ -1,6 +1,9 @@
 /// @file
 /// @brief The WARMUP_* environment variables: read once at load, each checked, none trusted.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
 
 #include <charconv>
 #include <cstdint>
@@ -18,7 +21,8 @@
 #include "warmup/detail/timeline.hpp"
 #include "warmup/enable.hpp"
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 /// Every variable the library reads. WARMUP_REPORT is read at exit (report_file.hpp) and checked
 /// there; the others here, before main.
@@ -100,9 +104,9 @@ inline std::vector<std::string_view> environment_names() {
 }
 
 /// Applies what the environment asks for and prints one line per variable not understood.
-/// Runs before main; never throws, never exits.
-inline bool apply_environment() noexcept {
-  try {
+/// Runs before main (runtime.hpp); never throws, never exits.
+inline void apply_environment() noexcept {
+  WARMUP_TRY {
     const environment_settings e = read_environment([](const char* n) { return std::getenv(n); }, environment_names());
     if (e.enable == 0) measuring.store(false, std::memory_order_relaxed);
     if (e.every_call >= 0) sample_device.store(e.every_call == 0, std::memory_order_relaxed);
@@ -111,12 +115,12 @@ inline bool apply_environment() noexcept {
     if (e.timeline_calls > 0)
       timeline_config().first_calls.store(static_cast<std::uint32_t>(e.timeline_calls), std::memory_order_relaxed);
     for (const std::string& m : e.messages) std::fprintf(stderr, "warmup: %s\n", m.c_str());
-  } catch (...) {
+  } WARMUP_CATCH_ALL {
     std::fputs("warmup: the WARMUP_* variables could not be read (out of memory); defaults kept\n", stderr);
   }
-  return true;
 }
 
-inline const bool environment_applied = apply_environment();
+}  // namespace detail
+WARMUP_END_NAMESPACE
 
-}  // namespace warmup::detail
+#include "warmup/detail/header_end.hpp"

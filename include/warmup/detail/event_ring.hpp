@@ -1,6 +1,9 @@
 /// @file
 /// @brief Pools of CUDA event pairs, recorded by scopes and read back later without blocking.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -17,7 +20,8 @@
 #include "warmup/detail/cuda_runtime.hpp"
 #include "warmup/detail/site.hpp"
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 /// Whether reading device measurements may wait for the GPU.
 enum class read_mode { poll, wait };
@@ -229,9 +233,9 @@ class event_ring {
     float ms = 0.0f;
     if (st.driver.event_elapsed(&ms, reinterpret_cast<CUevent>(anchor), reinterpret_cast<CUevent>(sl.start)) != CUDA_SUCCESS)
       return;
-    const double start = double(st.anchor_host_ns[static_cast<std::size_t>(device_)].load(std::memory_order_relaxed)) +
-                         double(ms) * 1e6;
-    e->device_start.store(static_cast<std::uint64_t>(std::max(1.0, start)), std::memory_order_relaxed);
+    const double at = double(st.anchor_host_ns[static_cast<std::size_t>(device_)].load(std::memory_order_relaxed)) +
+                      double(ms) * 1e6;
+    e->device_start.store(static_cast<std::uint64_t>(std::max(1.0, at)), std::memory_order_relaxed);
     e->device_ns.store(ns, std::memory_order_relaxed);
   }
 
@@ -252,7 +256,7 @@ class event_ring {
     // slot: with an error of the program's pending there, the library makes no such call.
     if (cudaPeekAtLastError() != cudaSuccess) return growth::failed;
     const auto t0 = clock::now();
-    try {
+    WARMUP_TRY {
       std::vector<std::pair<cudaEvent_t, cudaEvent_t>> spare;  // pairs no pending call holds
       spare.reserve(new_size);
       {
@@ -293,7 +297,7 @@ class event_ring {
         ++k;
       }
       slots_.swap(next);
-    } catch (...) {
+    } WARMUP_CATCH_ALL {
       return growth::failed;
     }
     cuda_state& st = cuda();
@@ -313,4 +317,7 @@ class event_ring {
 
 inline const std::size_t event_ring::slot_bytes = sizeof(event_ring::slot);
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

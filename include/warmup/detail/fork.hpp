@@ -1,6 +1,9 @@
 /// @file
 /// @brief A forked child starts clean: no parent's calls, no parent's CUDA, no shared report file.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
 
 #include <pthread.h>
 
@@ -9,7 +12,8 @@
 #include "warmup/detail/notices.hpp"
 #include "warmup/detail/site.hpp"
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 // The library's locks are held across fork() (taken in a fixed order, released in both
 // processes), so the child never inherits one locked by a thread it does not have.
@@ -47,7 +51,11 @@ inline void after_fork_in_child() noexcept {
   sites().unlock();
 }
 
-inline const bool fork_handlers_registered =
-    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) == 0;
+inline bool register_fork_handlers() noexcept {
+  return pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) == 0;
+}
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

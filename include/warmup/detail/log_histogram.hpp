@@ -1,6 +1,7 @@
 /// @file
 /// @brief A lock-free log-linear histogram of durations in nanoseconds (HdrHistogram's layout).
 #pragma once
+#include "warmup/detail/header_begin.hpp"
 
 #include <array>
 #include <atomic>
@@ -9,7 +10,8 @@
 
 #include "warmup/config.hpp"
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 /// Counts values in buckets 64 to a power of two: every value below 64 exactly, every larger
 /// value v in a bucket of width 2^(floor(log2 v) - 6). Reading a bucket's midpoint is therefore
@@ -115,4 +117,7 @@ class log_histogram {
   std::atomic<std::uint64_t> lost_{0};
 };
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

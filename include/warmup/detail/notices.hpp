@@ -1,6 +1,9 @@
 /// @file
 /// @brief One clear message per kind of trouble, printed once and kept for the report.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
 
 #include <atomic>
 #include <cstdio>
@@ -8,9 +11,10 @@
 #include <string>
 #include <vector>
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
-enum class notice_kind : unsigned { no_device, device_error, ring_full, count };
+enum class notice_kind : unsigned { no_device, device_error, ring_full, bad_value, count };
 
 class notices {
  public:
@@ -18,10 +22,10 @@ class notices {
   /// reports; later calls of the same kind cost one atomic load.
   void raise(notice_kind k, const std::string& text) noexcept {
     if (raised_[static_cast<unsigned>(k)].exchange(true, std::memory_order_acq_rel)) return;
-    try {
+    WARMUP_TRY {
       std::lock_guard<std::mutex> lock(mutex_);
       texts_.push_back(text);
-    } catch (...) {
+    } WARMUP_CATCH_ALL {
     }
     std::fprintf(stderr, "warmup: %s\n", text.c_str());
   }
@@ -50,4 +54,7 @@ inline notices& notice_board() noexcept {
   return *n;
 }
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

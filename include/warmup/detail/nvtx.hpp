@@ -1,6 +1,7 @@
 /// @file
 /// @brief NVTX emission: one `warmup` domain, a category per operation kind, registered names.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
 
 #include <nvtx3/nvToolsExt.h>
 
@@ -11,7 +12,8 @@
 #include "warmup/detail/clock.hpp"
 #include "warmup/op.hpp"
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 /// ARGB colours: each kind its own steady colour; every site's first call is drawn in red so it
 /// stands apart in Nsight Systems' timeline.
@@ -56,9 +58,6 @@ WARMUP_HOT_INLINE nvtx_state& nvtx() noexcept {
   return state;
 }
 
-/// Forces NVTX initialisation before main (see nvtx_state).
-inline const bool nvtx_initialised_at_load = (nvtx(), true);
-
 /// A site's NVTX message: a registered string when a tool is attached (the hot path then passes
 /// a handle, never a string), the plain name otherwise.
 struct nvtx_name {
@@ -92,4 +91,7 @@ WARMUP_HOT_INLINE void nvtx_push(const nvtx_name& name, op_kind k, std::uint64_t
 
 WARMUP_HOT_INLINE void nvtx_pop() noexcept { nvtxDomainRangePop(nvtx().domain); }
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

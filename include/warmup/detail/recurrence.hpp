@@ -1,13 +1,15 @@
 /// @file
 /// @brief What makes a call a candidate for "cold again": an idle site, or a program that said so.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
 
 #include <atomic>
 #include <cstdint>
 
 #include "warmup/config.hpp"
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 struct recurrence_settings {
   /// A call that starts this long after its site's previous call ended is examined as a
@@ -47,4 +49,7 @@ class idle_tracker {
   std::atomic<std::uint32_t> epoch_{0};
 };
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

@@ -1,6 +1,7 @@
 /// @file
 /// @brief One site's durations in one clock domain: the first calls exactly, the rest bounded.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +13,8 @@
 #include "warmup/config.hpp"
 #include "warmup/detail/log_histogram.hpp"
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 /// What a snapshot reads out of a series.
 struct series_data {
@@ -230,4 +232,7 @@ class series {
   std::array<std::atomic<std::uint64_t>, candidate_slots> candidates_{};
 };
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

@@ -1,6 +1,9 @@
 /// @file
 /// @brief A measured site and the process-wide registry of sites.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -9,17 +12,20 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
 #include "warmup/detail/device_sampler.hpp"
+#include "warmup/detail/notices.hpp"
 #include "warmup/detail/nvtx.hpp"
 #include "warmup/detail/recurrence.hpp"
 #include "warmup/detail/series.hpp"
 #include "warmup/detail/timeline.hpp"
 #include "warmup/op.hpp"
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 /// Everything the library knows about one (operation kind, name) pair. Sites are made once,
 /// never freed (a report at exit may still read them), and updated only through atomics.
@@ -51,6 +57,18 @@ struct site {
   std::atomic<std::uint64_t> bytes_first{0};
   std::atomic<std::uint64_t> bytes_total{0};
   std::atomic<bool> bytes_vary{false};
+  std::atomic<bool> bytes_overflow{false};  ///< the total passed 2^64 - 1: reported saturated
+
+  /// Counts the bytes of call `index`.
+  void add_bytes(std::uint64_t index, std::uint64_t n) noexcept {
+    if (index == 0) bytes_first.store(n, std::memory_order_relaxed);
+    const std::uint64_t before = bytes_total.fetch_add(n, std::memory_order_relaxed);
+    if (before + n < before) bytes_overflow.store(true, std::memory_order_relaxed);
+    // Any size unlike the first marks the site (the first's own store may still be on its way
+    // from another thread: snapshot() also compares the total with calls x first).
+    if (index != 0 && n != bytes_first.load(std::memory_order_relaxed))
+      bytes_vary.store(true, std::memory_order_relaxed);
+  }
 
   // Why calls that asked for device timing did not get it.
   std::atomic<std::uint64_t> device_captured{0};    ///< the stream was being captured
@@ -93,6 +111,7 @@ struct site {
                     &device_unavailable, &device_dropped})
       a->store(0, std::memory_order_relaxed);
     bytes_vary.store(false, std::memory_order_relaxed);
+    bytes_overflow.store(false, std::memory_order_relaxed);
     host.reset();
     line.reset();
     delete device_.exchange(nullptr, std::memory_order_acq_rel);
@@ -102,12 +121,27 @@ struct site {
   std::atomic<series*> device_{nullptr};
 };
 
+/// A byte count of any integer type as the library keeps it; a negative one is the caller's
+/// mistake, said once, and counted as 0 bytes.
+template <class Int>
+WARMUP_HOT_INLINE std::uint64_t byte_count(Int bytes) noexcept {
+  if constexpr (std::is_signed_v<Int>) {
+    if (bytes < 0) {
+      notice_board().raise(notice_kind::bad_value, "a scope was given a negative byte count (" +
+                                                       std::to_string(static_cast<long long>(bytes)) +
+                                                       "); it counts as 0 bytes");
+      return 0;
+    }
+  }
+  return static_cast<std::uint64_t>(bytes);
+}
+
 /// All sites of the process. Its mutex is taken only when a name is seen for the first time
 /// (by the process, or by a thread for named scopes) and by snapshots: never per call.
 class registry {
  public:
   site* find_or_add(op_kind k, std::string_view name) noexcept {
-    try {
+    WARMUP_TRY {
       std::lock_guard<std::mutex> lock(mutex_);
       auto& index = by_name_[static_cast<std::size_t>(k)];
       if (auto it = index.find(name); it != index.end()) return it->second;
@@ -115,7 +149,7 @@ class registry {
       site* s = sites_.back().get();
       index.emplace(std::string_view{s->name}, s);
       return s;
-    } catch (...) {
+    } WARMUP_CATCH_ALL {
       return nullptr;  // out of memory: the scope measures nothing rather than failing
     }
   }
@@ -153,14 +187,14 @@ inline registry& sites() noexcept {
 /// Finds a site by name for the named-scope constructors: a per-thread cache first, so threads
 /// do not meet on the registry's mutex once they have seen a name.
 inline site* lookup(op_kind k, std::string_view name) noexcept {
-  try {
+  WARMUP_TRY {
     thread_local std::unordered_map<std::string_view, site*> cache[op_kind_count];
     auto& c = cache[static_cast<std::size_t>(k)];
     if (auto it = c.find(name); it != c.end()) return it->second;
     site* s = sites().find_or_add(k, name);
     if (s != nullptr) c.emplace(std::string_view{s->name}, s);
     return s;
-  } catch (...) {
+  } WARMUP_CATCH_ALL {
     return sites().find_or_add(k, name);
   }
 }
@@ -172,4 +206,7 @@ struct static_site {
   static_site(op_kind k, std::string_view name) noexcept : s(sites().find_or_add(k, name)) {}
 };
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

@@ -2,6 +2,9 @@
 /// @brief From a series' raw data to warm-up, steady state, cold recurrences and confidence.
 /// docs/statistics.md says what each figure means and how it is computed, with an example.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -13,7 +16,8 @@
 #include "warmup/detail/series.hpp"
 #include "warmup/report.hpp"
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 /// A value and how many calls had it: exact calls weigh 1; a histogram bucket stands at its
 /// midpoint with its count.
@@ -210,4 +214,7 @@ inline timing summarize(const series_data& d) {
   return t;
 }
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

@@ -1,6 +1,9 @@
 /// @file
 /// @brief Text helpers shared by the report formats: UTF-8 repair, JSON strings, durations.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -9,7 +12,8 @@
 #include <string>
 #include <string_view>
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 /// Length of the valid UTF-8 sequence starting at s[i], or 0 if the bytes there are not one.
 inline std::size_t utf8_sequence(std::string_view s, std::size_t i) noexcept {
@@ -129,4 +133,7 @@ inline void append_json_number(std::string& out, double v) {
   out += buf;
 }
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

@@ -1,6 +1,9 @@
 /// @file
 /// @brief When each call happened: the first calls of a site and a thinning sample after them.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
 
 #include <array>
 #include <atomic>
@@ -9,7 +12,8 @@
 #include <new>
 #include <vector>
 
-namespace warmup::detail {
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
 
 /// Settings read when a site is made.
 struct timeline_settings {
@@ -110,4 +114,7 @@ inline void timeline_host(timeline* t, std::uint64_t index, std::uint64_t start,
   e->index_plus_one.store(index + 1, std::memory_order_release);
 }
 
-}  // namespace warmup::detail
+}  // namespace detail
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

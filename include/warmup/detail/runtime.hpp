@@ -1,0 +1,69 @@
+/// @file
+/// @brief The process's start-up and exit hooks, in one place.
+///
+/// Every warmup header ends by including this file (through header_end.hpp), so whichever header
+/// a program includes, the process gets the same hooks, once: NVTX initialised before user
+/// threads exist, the `WARMUP_*` variables applied, fork handlers that give a child a clean
+/// report, and the `WARMUP_REPORT` report at exit.
+#pragma once
+
+#include "warmup/config.hpp"
+
+#if WARMUP_ENABLED
+#include <cstdlib>
+#include <string>
+
+#include <unistd.h>
+
+#include "warmup/detail/environment.hpp"
+#include "warmup/detail/fork.hpp"
+#include "warmup/detail/nvtx.hpp"
+#include "warmup/report_file.hpp"
+#include "warmup/snapshot.hpp"
+
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
+
+/// Registered when the CUDA runtime is first seen working, so it runs before the runtime's own
+/// teardown (exit handlers run in reverse order): waits for and reads back every device
+/// measurement, describes the device while CUDA is still alive, then closes the library's use
+/// of CUDA.
+inline void read_back_before_teardown() noexcept {
+  std::string status;
+  (void)describe_device(status);
+  (void)rings().drain_all(read_mode::wait);
+  cuda().closed.store(true, std::memory_order_release);
+}
+
+/// The report at exit. It makes no CUDA call (the runtime may be gone by then): device
+/// measurements were read back by read_back_before_teardown.
+inline void report_at_exit() noexcept {
+  const char* spec = std::getenv("WARMUP_REPORT");
+  if (spec == nullptr) return;
+  cuda().closed.store(true, std::memory_order_release);
+  // A forked child (a data-loader worker, say) writes beside its parent, never over it.
+  const std::string tag = cuda().forked.load(std::memory_order_relaxed) ? std::to_string(::getpid()) : std::string{};
+  write_report_to(snapshot(), spec, tag);
+}
+
+inline bool register_report_at_exit() noexcept {
+  const char* spec = std::getenv("WARMUP_REPORT");
+  if (spec == nullptr || *spec == '\0') return false;
+  cuda().before_teardown = &read_back_before_teardown;
+  return std::atexit(report_at_exit) == 0;
+}
+
+/// Runs before main, in every program that includes a warmup header, once per configuration.
+inline bool start_process() noexcept {
+  (void)nvtx();  // NVTX's lazy initialisation races when user threads make the first call
+  apply_environment();
+  (void)register_fork_handlers();
+  (void)register_report_at_exit();
+  return true;
+}
+
+inline const bool process_started = start_process();
+
+}  // namespace detail
+WARMUP_END_NAMESPACE
+#endif

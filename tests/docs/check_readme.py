@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""The README tells the truth: its snippets are the programs a test builds, its ncu line answers
+in seconds, and its build line without CMake builds and runs a program.
+
+usage: check_readme.py snippets|ncu              (reads README.md beside tests/)
+       check_readme.py build_line CXX            (compiles examples/steps.cpp with the README's line)
+"""
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+README = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+
+
+def block_after(marker):
+    """The fenced block that follows each line starting with `marker`, with the marker line."""
+    for m in re.finditer(r"^" + re.escape(marker) + r"[^\n]*\n```[a-z]*\n(.*?)```", README, re.S | re.M):
+        yield m.group(0).split("\n", 1)[0], m.group(1)
+
+
+def snippets():
+    found = 0
+    for line, body in block_after("<!-- snippet: "):
+        path = line.split("<!-- snippet: ", 1)[1].split()[0]
+        src = open(os.path.join(ROOT, path), encoding="utf-8").read()
+        begin = re.search(r"^( *)// \[readme:[a-z-]+\]\n", src, re.M)
+        assert begin, f"{path}: no // [readme:...] marker"
+        indent = len(begin.group(1))
+        region = src[begin.end():src.index("// [readme:end]", begin.end())]
+        lines = [l[indent:] if l.startswith(" " * indent) else l for l in region.rstrip().split("\n")]
+        # The README's copy may open with the program's includes.
+        want = "\n".join(lines).strip()
+        got = "\n".join(l for l in body.rstrip().split("\n") if not l.startswith("#include")).strip()
+        assert got == want, f"README's snippet from {path} differs from the program:\n--- README\n{got}\n--- {path}\n{want}"
+        found += 1
+    assert found >= 1, "no snippet marker in README.md"
+    return f"{found} README snippet(s) equal to their programs"
+
+
+def ncu():
+    lines = [l for l in README.split("\n") if l.lstrip().startswith("ncu ")]
+    assert lines, "README.md shows no ncu line"
+    for l in lines:
+        assert "--metrics" in l or "--section" in l or "--launch-count" in l or " -c " in l, (
+            f"this ncu line runs every default section (about 10 replays a kernel): {l}")
+    return f"{len(lines)} ncu line(s), each limited to what it needs"
+
+
+def build_line(cxx):
+    (_, body), = list(block_after("<!-- build-line"))
+    command = body.replace("\\\n", " ").split("\n")[0].split("#")[0]
+    words = shlex.split(command)
+    assert words[0] == "g++", words
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = os.path.join(tmp, "app")
+        subst = {"warmup/include": os.path.join(ROOT, "include"), "app.cpp": os.path.join(ROOT, "examples", "steps.cpp"),
+                 "app": exe}
+        words = [cxx] + [subst.get(w, w) for w in words[1:]]
+        r = subprocess.run(words, capture_output=True, text=True)
+        assert r.returncode == 0, f"{' '.join(words)}\n{r.stderr}"
+        r = subprocess.run([exe], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0 and '"schema":"warmup.report/1"' in r.stdout, r
+    return f"the README's g++ line built and ran examples/steps.cpp: {' '.join(words[:3])} ..."
+
+
+if __name__ == "__main__":
+    what = sys.argv[1]
+    print(build_line(sys.argv[2]) if what == "build_line" else globals()[what]())

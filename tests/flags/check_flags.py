@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Builds small programs with the flags users build with, and runs them. No GPU needed.
+
+usage: check_flags.py TEST --cxx CXX [--nvcc NVCC] --include DIR [--include DIR...] --cuda-lib DIR
+TEST:
+  mixed          files built with and without WARMUP_DISABLE in one program, both link orders,
+                 at -O0 and -O2: the measuring files' sites are exact, the others absent
+  only_scope     a program that includes only <warmup/scope.hpp> writes WARMUP_REPORT at exit
+  no_exceptions  -fno-exceptions -fno-rtti, measuring and disabled: builds, runs, writes a report
+  global_name    a program's own global `warmup` (a function; with --nvcc, a __global__ kernel)
+                 beside the library, with WARMUP_NO_NAMESPACE_ALIAS
+  strict         -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Werror: every
+                 public header alone, and a program that instantiates every public template
+"""
+import argparse
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+STRICT = ["-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Wconversion", "-Wsign-conversion", "-Werror"]
+
+
+def sh(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0 and not kw.get("check_later"):
+        sys.exit(f"failed ({r.returncode}): {' '.join(cmd)}\n{r.stdout}{r.stderr}")
+    return r
+
+
+class Build:
+    def __init__(self, args, tmp):
+        self.a, self.tmp = args, tmp
+        # The library by -I, as a plain build or add_subdirectory gives it; the toolkit as CMake's
+        # imported targets give it (-isystem).
+        self.inc = ["-I" + args.include] + ["-isystem" + d for d in args.system_include]
+        self.libs = ["-L" + args.cuda_lib, "-Wl,-rpath," + args.cuda_lib, "-lcudart", "-ldl", "-lpthread"]
+
+    def obj(self, src, out, flags):
+        sh([self.a.cxx, "-std=c++17", "-c", os.path.join(HERE, src), "-o", os.path.join(self.tmp, out)] + self.inc + flags)
+        return os.path.join(self.tmp, out)
+
+    def link(self, objs, out):
+        exe = os.path.join(self.tmp, out)
+        sh([self.a.cxx] + objs + ["-o", exe] + self.libs)
+        return exe
+
+
+def mixed(b):
+    lines = []
+    for opt in ("-O0", "-O2"):
+        main = b.obj("mixed_main.cpp", f"main{opt}.o", [opt])
+        on = b.obj("mixed_enabled.cpp", f"on{opt}.o", [opt])
+        off = b.obj("mixed_disabled.cpp", f"off{opt}.o", [opt, "-DWARMUP_DISABLE"])
+        for name, order in (("enabled first", [on, off, main]), ("disabled first", [off, on, main])):
+            exe = b.link(order, f"mixed{opt}")
+            r = subprocess.run([exe], capture_output=True, text=True, timeout=60)
+            if r.returncode != 0:
+                sys.exit(f"{opt}, {name}: exit {r.returncode}\n{r.stdout}{r.stderr}")
+            lines.append(f"{opt}, {name}: {r.stdout.strip()}")
+    return "\n".join(lines)
+
+
+def only_scope(b):
+    exe = b.link([b.obj("only_scope.cpp", "only_scope.o", ["-O1"])], "only_scope")
+    r = subprocess.run([exe], capture_output=True, text=True, timeout=60, env=dict(os.environ, WARMUP_REPORT="stderr"))
+    assert r.returncode == 0, r
+    rows = [l for l in r.stderr.splitlines() if l.startswith("only_scope.site")]
+    assert rows and rows[0].split()[3] == "3", r.stderr
+    return rows[0]
+
+
+def no_exceptions(b):
+    lines = []
+    for mode, extra in (("measuring", []), ("disabled", ["-DWARMUP_DISABLE"])):
+        flags = ["-O1", "-fno-exceptions", "-fno-rtti", "-Wall", "-Wextra", "-Werror"] + extra
+        exe = b.link([b.obj("no_exceptions.cpp", f"noexc_{mode}.o", flags)], f"noexc_{mode}")
+        report = os.path.join(b.tmp, f"report_{mode}.json")
+        r = subprocess.run([exe, report], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, (mode, r)
+        assert os.path.getsize(report) > 0, mode
+        lines.append(f"{mode}: {r.stdout.strip()}")
+    return "\n".join(lines)
+
+
+def global_name(b):
+    lines = []
+    for mode, extra in (("measuring", []), ("disabled", ["-DWARMUP_DISABLE"])):
+        exe = b.link([b.obj("global_name.cpp", f"global_{mode}.o", ["-O1", "-Wall", "-Wextra", "-Werror"] + extra)],
+                     f"global_{mode}")
+        r = subprocess.run([exe], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, (mode, r)
+        lines.append(f"g++ {mode}: {r.stdout.strip()}")
+    if b.a.nvcc:
+        exe = os.path.join(b.tmp, "global_cu")
+        sh([b.a.nvcc, "-std=c++17", "-arch=sm_90", os.path.join(HERE, "global_name.cu"), "-o", exe, "-I" + b.a.include])
+        r = subprocess.run([exe], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r
+        lines.append(f"nvcc: {r.stdout.strip()}")
+    return "\n".join(lines)
+
+
+def strict(b):
+    headers = sorted(glob.glob(os.path.join(b.a.include, "warmup", "*.hpp")))
+    for mode, extra in (("measuring", []), ("disabled", ["-DWARMUP_DISABLE"])):
+        for h in headers:
+            src = os.path.join(b.tmp, "alone.cpp")
+            with open(src, "w") as f:
+                f.write(f'#include "{os.path.relpath(h, b.a.include)}"\n')
+            sh([b.a.cxx, "-std=c++17", "-fsyntax-only", src] + b.inc + STRICT + extra)
+        exe = b.link([b.obj("strict_usage.cpp", f"strict_{mode}.o", ["-O2"] + STRICT + extra)], f"strict_{mode}")
+        r = subprocess.run([exe], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, (mode, r)
+    return f"{os.path.basename(b.a.cxx)}: {len(headers)} public headers alone and the usage program, measuring and disabled, clean"
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser()
+    p.add_argument("test", choices=["mixed", "only_scope", "no_exceptions", "global_name", "strict"])
+    p.add_argument("--cxx", required=True)
+    p.add_argument("--nvcc")
+    p.add_argument("--include", required=True)
+    p.add_argument("--system-include", action="append", default=[])
+    p.add_argument("--cuda-lib", required=True)
+    a = p.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        print(globals()[a.test](Build(a, tmp)))
