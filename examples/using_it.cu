@@ -1,6 +1,6 @@
 // using_it: the README's "Using it" snippet, as a program (tests/docs/check_readme.py keeps the
 // README's copy equal to the lines between the markers below). The "model" is one kernel that
-// keeps the GPU busy for about 500 us, fed by a 4 MiB upload each call.
+// keeps the GPU busy for about 1 ms, fed by a 1 MiB upload each call.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -18,14 +18,14 @@ __global__ void spin(long long cycles) {
 }
 
 struct tiny_model {
-  long long cycles = 900'000;  // about 500 us at 1.8 GHz
+  long long cycles = 1'800'000;  // about 1 ms at 1.8 GHz
   void forward(cudaStream_t stream) const { spin<<<1, 1, 0, stream>>>(cycles); }
 };
 
 }  // namespace
 
 int main() {
-  const std::size_t bytes = std::size_t{4} << 20;
+  const std::size_t bytes = std::size_t{1} << 20;
   std::vector<char> h_in(bytes, 1);
   void* d_in = nullptr;
   cudaStream_t stream = nullptr;

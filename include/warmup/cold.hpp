@@ -9,13 +9,17 @@
 #include "warmup/config.hpp"
 
 #if WARMUP_ENABLED
+#include <string>
+
+#include "warmup/detail/notices.hpp"
 #include "warmup/detail/recurrence.hpp"
 #endif
 
 WARMUP_BEGIN_NAMESPACE
 
 /// @brief Sets how long a site must have been idle before its next call is examined as a
-/// possible cold recurrence (default 1 s). Such a call that runs above the site's steady band
+/// possible cold recurrence (default 1 s; from 1 ms to 1 h, as `WARMUP_IDLE_MS`: a value
+/// outside is said once and the nearest bound used). Such a call that runs above the site's steady band
 /// is reported under `cold_recurrences`, not folded into the steady p99. Thread-safe; costs an
 /// atomic store.
 /// \code
@@ -23,8 +27,13 @@ WARMUP_BEGIN_NAMESPACE
 /// \endcode
 inline void set_idle_threshold(std::chrono::nanoseconds idle) noexcept {
 #if WARMUP_ENABLED
-  detail::recurrence().idle_ns.store(static_cast<std::uint64_t>(std::max<std::chrono::nanoseconds::rep>(idle.count(), 0)),
-                                     std::memory_order_relaxed);
+  // The same range as WARMUP_IDLE_MS: 0 would make every call "after idling".
+  constexpr std::chrono::nanoseconds lo = std::chrono::milliseconds(1), hi = std::chrono::hours(1);
+  if (idle < lo || idle > hi)
+    detail::notice_board().raise(detail::notice_kind::bad_setting,
+                                 "set_idle_threshold(" + std::to_string(idle.count()) +
+                                     " ns) is outside 1 ms to 1 h; the nearest of those is used");
+  detail::recurrence().idle_ns.store(static_cast<std::uint64_t>(std::clamp(idle, lo, hi).count()), std::memory_order_relaxed);
 #else
   (void)idle;
 #endif

@@ -151,6 +151,7 @@ inline std::string to_json(const report& r) {
   detail::write_ns(j, "event_pools_ns", r.library.event_pools);
   j.key("event_pairs"), j.value(r.library.event_pairs);
   j.key("site_bytes"), j.value(r.library.site_bytes);
+  detail::write_ns(j, "device_probe_ns", r.library.device_probe);
   j.close('}');
   j.key("notices");
   j.open('[');

@@ -132,7 +132,10 @@ inline void print(const report& r, std::ostream& os) {
   os << "library (outside every measurement): NVTX init " << detail::format_duration(r.library.nvtx_init)
      << ", " << r.library.event_pairs << " event pairs made in "
      << detail::format_duration(r.library.event_pools) << ", " << r.library.site_bytes
-     << " bytes of site data\n";
+     << " bytes of site data";
+  if (r.library.device_probe.count() > 0)
+    os << ", " << detail::format_duration(r.library.device_probe) << " looking for a GPU that could not be used";
+  os << '\n';
   if (r.device_pending != 0)
     os << r.device_pending << " device measurements were still running on the GPU (not in the figures)\n";
   for (const auto& n : r.notices) os << "notice: " << detail::printable(n, 400) << '\n';

@@ -142,6 +142,9 @@ struct library_costs {
   std::chrono::nanoseconds event_pools{};  ///< making CUDA events (outside every scope's time)
   std::uint64_t event_pairs = 0;           ///< CUDA event pairs made
   std::uint64_t site_bytes = 0;            ///< memory held by all sites
+  /// Looking for a GPU where none could be used (no device, no driver): charged here, not to
+  /// the scope that looked, whose body could do no GPU work.
+  std::chrono::nanoseconds device_probe{};
 };
 
 /// @brief A summary of every site, as returned by `warmup::snapshot()`.

@@ -5,7 +5,10 @@
 
 #include "warmup/config.hpp"
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,7 +18,11 @@
 #include <string_view>
 #include <vector>
 
+#include <fcntl.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/random.h>
+#endif
 
 #include "warmup/csv.hpp"
 #include "warmup/json.hpp"
@@ -28,6 +35,20 @@
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 inline bool write_report_to(const report& r, std::string_view spec, std::string_view tag) noexcept;
+
+/// 64 bits no other user can guess, for temporary file names: from the kernel's random source
+/// when it answers at once, else mixed from the clock, the pid and a counter.
+inline std::uint64_t unpredictable() noexcept {
+  std::uint64_t v = 0;
+#if defined(__linux__)
+  if (::getrandom(&v, sizeof v, GRND_NONBLOCK) == static_cast<ssize_t>(sizeof v)) return v;
+#endif
+  static std::atomic<std::uint64_t> counter{0};
+  v = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  v ^= static_cast<std::uint64_t>(::getpid()) << 32;
+  v ^= (counter.fetch_add(1, std::memory_order_relaxed) + 1) * 0x9E3779B97F4A7C15ULL;
+  return v;
+}
 }  // namespace detail
 WARMUP_END_NAMESPACE
 
@@ -95,24 +116,44 @@ inline std::string format_report(const report& r, report_format f) {
   return os.str();
 }
 
-/// @brief Writes `text` to `path` safely: into a temporary file beside it, then renamed over
-/// it, so a crash or a full disk never leaves a half-written file where a good one was.
-/// Returns an empty string, or why it failed (naming the path).
+/// @brief Writes `text` to `path` safely: into a new temporary file beside it, then renamed over
+/// it, so a crash or a full disk never leaves a half-written file where a good one was, and of
+/// two writers of one path, one's complete report wins.
+///
+/// The temporary file is made exclusively (`O_CREAT | O_EXCL | O_NOFOLLOW`) under a name no one
+/// can guess, with the permissions any new file of the program gets (0666 less the umask), so a
+/// link, file or FIFO planted in a shared directory is never written through, read or waited
+/// on. Returns an empty string, or why it failed (naming the path).
 inline std::string write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return "cannot write '" + path + "': " + std::strerror(errno);
-  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
-  const int write_errno = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (!written || !closed) {
-    std::remove(tmp.c_str());
-    return "cannot write '" + path + "': " + std::strerror(written ? errno : write_errno);
+  const std::size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? std::string{} : path.substr(0, slash + 1);
+  const auto failed = [&](int e) { return "cannot write '" + path + "': " + std::strerror(e); };
+  int fd = -1;
+  std::string tmp;
+  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
+    char name[48];
+    std::snprintf(name, sizeof name, ".warmup-%016llx.tmp", static_cast<unsigned long long>(detail::unpredictable()));
+    tmp = dir + name;
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    std::remove(tmp.c_str());
-    return "cannot write '" + path + "': " + std::strerror(e);
+  if (fd < 0) return failed(errno);
+  std::size_t done = 0;
+  int error = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = n < 0 ? errno : EIO;
+      break;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) error = errno;
+  if (error != 0) {
+    ::unlink(tmp.c_str());
+    return failed(error);
   }
   return {};
 }

@@ -229,6 +229,7 @@ inline report snapshot(device_wait wait = device_wait::no) {
   r.library.nvtx_init = std::chrono::nanoseconds{detail::nvtx().init_ns};
   r.library.event_pools = std::chrono::nanoseconds{st.event_pool_ns.load()};
   r.library.event_pairs = st.event_pairs.load();
+  r.library.device_probe = std::chrono::nanoseconds{static_cast<long long>(st.probe_ns.load())};
   r.notices = detail::notice_board().all();
   return r;
 }

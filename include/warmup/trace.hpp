@@ -12,6 +12,9 @@
 #include "warmup/report.hpp"
 
 #if WARMUP_ENABLED
+#include <algorithm>
+
+#include "warmup/detail/notices.hpp"
 #include "warmup/detail/timeline.hpp"
 #endif
 
@@ -50,14 +53,20 @@ WARMUP_END_NAMESPACE
 WARMUP_BEGIN_NAMESPACE
 
 /// @brief How many calls of each site, from its first, go on the timeline (16 by default);
-/// later calls are sampled. Applies to sites made after the call: set it before the first
+/// later calls are sampled; from 1 to 100000, as `WARMUP_TIMELINE_CALLS` (a value outside is
+/// said once and the nearest bound used). Applies to sites made after the call: set it before the first
 /// scope. Costs each site 40 bytes per call kept.
 /// \code
 ///   warmup::set_timeline_calls(100);   // at the start of main
 /// \endcode
 inline void set_timeline_calls(std::uint32_t calls) noexcept {
 #if WARMUP_ENABLED
-  detail::timeline_config().first_calls.store(calls == 0 ? 1 : calls, std::memory_order_relaxed);
+  // The same range as WARMUP_TIMELINE_CALLS: a -1 passed here would ask each site for 172 GB.
+  constexpr std::uint32_t lo = 1, hi = 100'000;
+  if (calls < lo || calls > hi)
+    detail::notice_board().raise(detail::notice_kind::bad_setting, "set_timeline_calls(" + std::to_string(calls) +
+                                                                     ") is outside 1 to 100000; the nearest of those is used");
+  detail::timeline_config().first_calls.store(std::clamp(calls, lo, hi), std::memory_order_relaxed);
 #else
   (void)calls;
 #endif

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the README's "Using it" program and checks that each site times its own work: the
-upload is a 4 MiB copy (tens of microseconds), the forward a 500 us kernel. In 0.1's snippet the
-upload scope lived to the end of the loop body and read the forward's 500 us. Exits 77 without a
+upload is a 1 MiB copy (tens of microseconds), the forward a 1 ms kernel. In 0.1's snippet the
+upload scope lived to the end of the loop body and read the forward's time too. Exits 77 without a
 GPU.
 
 usage: check_using_it.py PROGRAM
@@ -21,7 +21,7 @@ up, fwd = sites[("h2d", "upload")], sites[("region", "forward")]
 assert up["calls"] == 100 and fwd["calls"] == 100, (up["calls"], fwd["calls"])
 up_p50 = up["device_ns"]["steady"]["p50"]
 fwd_p50 = fwd["device_ns"]["steady"]["p50"]
-assert fwd_p50 > 300_000, fwd_p50
+assert fwd_p50 > 600_000, fwd_p50
 assert up_p50 < fwd_p50 / 3, (up_p50, fwd_p50)
 gbps = up["bytes"]["steady_gbps"]
 assert up["bytes"]["gbps_clock"] == "device" and gbps > 1, up["bytes"]

@@ -58,6 +58,12 @@ TEST_CASE("device-timed scopes without a GPU: host timing, one notice, no error 
 
   const warmup::report r = warmup::snapshot();
   CHECK_FALSE(r.device);
+  // The library's look for a GPU is its own cost, not the first call's: a body that could do no
+  // GPU work is no slower the first time for it (0.1 read "first call 4367x").
+  CHECK(r.library.device_probe.count() > 0);
+  const auto* first = find_site(r, "nogpu.launch", warmup::op_kind::launch);
+  REQUIRE(first != nullptr);
+  CHECK(first->host.first < r.library.device_probe);
   CHECK(r.device_status.find("cudaGetDeviceCount") != std::string::npos);
   REQUIRE(r.notices.size() == 1);
   for (const auto& [name, op] : {std::pair{"nogpu.launch", warmup::op_kind::launch},

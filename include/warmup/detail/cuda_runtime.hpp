@@ -106,6 +106,7 @@ struct cuda_state {
   // The library's own costs, reported apart from every measurement.
   std::atomic<std::uint64_t> event_pool_ns{0};
   std::atomic<std::uint64_t> event_pairs{0};
+  std::atomic<std::uint64_t> probe_ns{0};  ///< looking for a GPU where none could be used
 };
 
 inline cuda_state& cuda() noexcept {

@@ -247,7 +247,12 @@ inline device_mark device_begin(site* s, std::uint64_t index, cudaStream_t strea
   if (st.runtime.load(std::memory_order_acquire) != cuda_state::available || st.closed.load(std::memory_order_relaxed)) {
     const auto t0 = clock::now();
     const bool ok = runtime_available();
-    carried_ns = ns_between(t0, clock::now());
+    const std::uint64_t probe_ns = ns_between(t0, clock::now());
+    // Where a GPU answered, the probe initialised the driver that this scope's own CUDA call
+    // would have: it belongs to the call. Where none did, the body did no GPU work that could
+    // have paid it: it is the library's own cost.
+    if (ok) carried_ns = probe_ns;
+    else st.probe_ns.fetch_add(probe_ns, std::memory_order_relaxed);
     if (!ok) {
       s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
       return {};

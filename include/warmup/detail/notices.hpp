@@ -14,7 +14,7 @@
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
-enum class notice_kind : unsigned { no_device, device_error, ring_full, bad_value, count };
+enum class notice_kind : unsigned { no_device, device_error, ring_full, negative_bytes, bad_setting, site_cap, count };
 
 class notices {
  public:

@@ -127,7 +127,7 @@ template <class Int>
 WARMUP_HOT_INLINE std::uint64_t byte_count(Int bytes) noexcept {
   if constexpr (std::is_signed_v<Int>) {
     if (bytes < 0) {
-      notice_board().raise(notice_kind::bad_value, "a scope was given a negative byte count (" +
+      notice_board().raise(notice_kind::negative_bytes, "a scope was given a negative byte count (" +
                                                        std::to_string(static_cast<long long>(bytes)) +
                                                        "); it counts as 0 bytes");
       return 0;
@@ -135,6 +135,11 @@ WARMUP_HOT_INLINE std::uint64_t byte_count(Int bytes) noexcept {
   }
   return static_cast<std::uint64_t>(bytes);
 }
+
+/// The most distinct sites a process keeps (about 300 MB at 3 KiB a site): names beyond it, a
+/// name built from a request id say, are counted together in one site per kind.
+inline constexpr std::size_t max_sites = 100'000;
+inline constexpr std::string_view over_cap_name = "(names beyond the 100000-site cap)";
 
 /// All sites of the process. Its mutex is taken only when a name is seen for the first time
 /// (by the process, or by a thread for named scopes) and by snapshots: never per call.
@@ -145,6 +150,13 @@ class registry {
       std::lock_guard<std::mutex> lock(mutex_);
       auto& index = by_name_[static_cast<std::size_t>(k)];
       if (auto it = index.find(name); it != index.end()) return it->second;
+      if (sites_.size() >= max_sites) {
+        if (auto it = index.find(over_cap_name); it != index.end()) return it->second;
+        notice_board().raise(notice_kind::site_cap, "more than " + std::to_string(max_sites) +
+                                                        " distinct site names: the calls of further names are counted in one site per kind, '" +
+                                                        std::string(over_cap_name) + "'");
+        name = over_cap_name;
+      }
       sites_.push_back(std::make_unique<site>(k, name, static_cast<std::uint32_t>(sites_.size())));
       site* s = sites_.back().get();
       index.emplace(std::string_view{s->name}, s);

@@ -61,11 +61,14 @@ inline std::optional<std::pair<std::uint64_t, std::uint64_t>> median_interval_ra
   if (n < 6) return std::nullopt;
   std::uint64_t j = 0;
   if (n <= 2000) {
+    // log C(n, i) built up term by term (C(n, i+1) = C(n, i) (n - i) / (i + 1)): std::lgamma
+    // would write libm's global signgam, a data race between two threads' snapshots.
     double cdf = 0.0;  // P(B <= i)
+    double log_choose = 0.0;
+    const double log_half_n = double(n) * std::log(2.0);
     for (std::uint64_t i = 0; i < n; ++i) {
-      const double log_pmf = std::lgamma(double(n) + 1) - std::lgamma(double(i) + 1) -
-                             std::lgamma(double(n - i) + 1) - double(n) * std::log(2.0);
-      cdf += std::exp(log_pmf);
+      if (i > 0) log_choose += std::log(double(n - i + 1)) - std::log(double(i));
+      cdf += std::exp(log_choose - log_half_n);
       if (cdf > 0.025) break;
       j = i + 1;  // P(B <= i) = P(B < i + 1) <= 2.5%
     }

@@ -1,0 +1,135 @@
+// Report files under hostile conditions: a shared directory with planted links, files and FIFOs;
+// two writers of one path; concurrent snapshots (issue 12).
+#include "catch.hpp"
+
+#include <fcntl.h>
+#include <math.h>  // signgam
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "warmup/profile.hpp"
+
+namespace {
+
+struct scratch_dir {
+  std::string path;
+  scratch_dir() {
+    char tmpl[] = "/tmp/warmup-test-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl) != nullptr);
+    path = tmpl;
+  }
+  ~scratch_dir() { (void)std::system(("rm -rf '" + path + "'").c_str()); }
+};
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("the temporary report file is never a planted link, file or FIFO") {
+  scratch_dir d;
+  const std::string target = d.path + "/report.json";
+  const std::string secret = d.path + "/secret";
+  { std::ofstream(secret) << "root only"; }
+  // What 0.1 opened: <path>.tmp.<pid>. Plant a link to the secret there, and a FIFO beside it
+  // under the other predictable name a writer might choose.
+  const std::string old_tmp = target + ".tmp." + std::to_string(::getpid());
+  REQUIRE(::symlink(secret.c_str(), old_tmp.c_str()) == 0);
+  REQUIRE(::mkfifo((d.path + "/report.json.tmp").c_str(), 0666) == 0);
+  const std::string why = warmup::write_file_atomically(target, "{\"report\":1}\n");
+  CHECK(why.empty());
+  CHECK(read_all(secret) == "root only");
+  CHECK(read_all(target) == "{\"report\":1}\n");
+  struct stat st {};
+  REQUIRE(::lstat(target.c_str(), &st) == 0);
+  CHECK(S_ISREG(st.st_mode));
+  // No temporary file is left behind: only the target, the secret, the link and the FIFO.
+  int entries = 0;
+  for (const char* name : {"/report.json", "/secret", "/report.json.tmp"}) entries += ::access((d.path + name).c_str(), F_OK) == 0;
+  CHECK(entries == 3);
+}
+
+TEST_CASE("a report file gets the permissions any new file of the program gets") {
+  scratch_dir d;
+  const mode_t old = ::umask(027);
+  const std::string target = d.path + "/r.txt";
+  CHECK(warmup::write_file_atomically(target, "x").empty());
+  ::umask(old);
+  struct stat st {};
+  REQUIRE(::stat(target.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0640);
+}
+
+TEST_CASE("a legal long file name is written: the temporary name does not grow it") {
+  scratch_dir d;
+  const std::string target = d.path + "/" + std::string(250, 'r') + ".txt";  // 254 bytes: legal
+  CHECK(warmup::write_file_atomically(target, "long").empty());
+  CHECK(read_all(target) == "long");
+}
+
+TEST_CASE("two threads writing one path: one complete report always wins") {
+  scratch_dir d;
+  const std::string target = d.path + "/race.txt";
+  const std::string a(200'000, 'a'), b(100'000, 'b');
+  std::atomic<int> failures{0};
+  for (int round = 0; round < 200; ++round) {
+    std::thread t1([&] { failures += !warmup::write_file_atomically(target, a).empty(); });
+    std::thread t2([&] { failures += !warmup::write_file_atomically(target, b).empty(); });
+    t1.join();
+    t2.join();
+    const std::string got = read_all(target);
+    REQUIRE((got == a || got == b));
+  }
+  CHECK(failures == 0);
+}
+
+TEST_CASE("snapshots from two threads over a site with a p50 interval race on nothing") {
+  for (int i = 0; i < 200; ++i) warmup::region_scope s{"hostile.interval"};  // 6..2000 steady calls
+  signgam = -7;  // the program's own: lgamma would set it to 1
+  std::thread t1([] {
+    for (int i = 0; i < 20; ++i) (void)warmup::snapshot();
+  });
+  std::thread t2([] {
+    for (int i = 0; i < 20; ++i) (void)warmup::snapshot();
+  });
+  t1.join();
+  t2.join();
+  CHECK(signgam == -7);
+  const auto r = warmup::snapshot();
+  bool interval = false;
+  for (const auto& s : r.sites)
+    if (s.name == "hostile.interval") interval = s.host.steady && s.host.steady->p50_low.has_value();
+  CHECK(interval);
+}
+
+TEST_CASE("bad values through the API: the variables' limits, one notice each kind") {
+  warmup::set_timeline_calls(UINT32_MAX);  // a -1 passed: 172 GB a site in 0.1
+  { warmup::region_scope s{"hostile.timeline_after_bad_value"}; }
+  warmup::set_timeline_calls(16);
+  warmup::set_idle_threshold(std::chrono::nanoseconds{0});
+  CHECK(warmup::idle_threshold() == std::chrono::milliseconds(1));
+  warmup::set_idle_threshold(std::chrono::hours(5));
+  CHECK(warmup::idle_threshold() == std::chrono::hours(1));
+  warmup::set_idle_threshold(std::chrono::seconds(1));
+  const auto r = warmup::snapshot();
+  bool measured = false, said = false;
+  for (const auto& s : r.sites) measured = measured || (s.name == "hostile.timeline_after_bad_value" && s.calls == 1);
+  for (const auto& n : r.notices) said = said || n.find("is outside") != std::string::npos;
+  CHECK(measured);
+  CHECK(said);
+  // The site made under the bad value holds a bounded timeline.
+  CHECK(r.library.site_bytes < (std::size_t{1} << 30));
+}
