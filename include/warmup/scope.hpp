@@ -261,9 +261,9 @@ WARMUP_END_NAMESPACE
 #define WARMUP_DETAIL_CONCAT(a, b) WARMUP_DETAIL_CONCAT_(a, b)
 #define WARMUP_DETAIL_FIRST_(first, ...) first
 #define WARMUP_DETAIL_FIRST(...) WARMUP_DETAIL_FIRST_(__VA_ARGS__, unused)
-#define WARMUP_DETAIL_SCOPE(site_var, scope_var, ...)                                    \
-  static const ::cuda_warmup::detail::static_site site_var{::cuda_warmup::op_kind::region,         \
-                                                      WARMUP_DETAIL_FIRST(__VA_ARGS__)}; \
+#define WARMUP_DETAIL_SCOPE(site_var, scope_var, ...)                                       \
+  static const ::cuda_warmup::detail::static_site site_var{::cuda_warmup::op_kind::region, \
+                                                           WARMUP_DETAIL_FIRST(__VA_ARGS__)}; \
   const ::cuda_warmup::region_scope scope_var { site_var, __VA_ARGS__ }
 
 #if WARMUP_ENABLED

@@ -40,8 +40,9 @@ inline std::optional<device_description> describe_device(std::string& status) {
   described_device& c = device_cache();
   std::lock_guard<std::mutex> lock(c.m);
   const cuda_state& st = cuda();
+  // At exit, a program that never asked for device timing is not made to initialise CUDA now.
   const bool probed = st.runtime.load() != cuda_state::unknown;
-  if (!c.done && !(st.closed.load() && !probed)) {
+  if (!c.done && (probed || !st.closed.load())) {
     c.done = true;
     if (runtime_available()) {
       const cudaError_t before = cudaPeekAtLastError();

@@ -121,15 +121,23 @@ struct site {
   std::atomic<series*> device_{nullptr};
 };
 
+/// Says, once, that a scope was given a negative byte count. Out of line: the message is built
+/// only on this path, never in a scope's inlined constructor.
+[[gnu::noinline, gnu::cold]] inline void negative_bytes(long long bytes) noexcept {
+  WARMUP_TRY {
+    notice_board().raise(notice_kind::negative_bytes,
+                         "a scope was given a negative byte count (" + std::to_string(bytes) + "); it counts as 0 bytes");
+  } WARMUP_CATCH_ALL {
+  }
+}
+
 /// A byte count of any integer type as the library keeps it; a negative one is the caller's
 /// mistake, said once, and counted as 0 bytes.
 template <class Int>
 WARMUP_HOT_INLINE std::uint64_t byte_count(Int bytes) noexcept {
   if constexpr (std::is_signed_v<Int>) {
     if (bytes < 0) {
-      notice_board().raise(notice_kind::negative_bytes, "a scope was given a negative byte count (" +
-                                                       std::to_string(static_cast<long long>(bytes)) +
-                                                       "); it counts as 0 bytes");
+      negative_bytes(static_cast<long long>(bytes));
       return 0;
     }
   }
@@ -139,7 +147,7 @@ WARMUP_HOT_INLINE std::uint64_t byte_count(Int bytes) noexcept {
 /// The most distinct sites a process keeps (about 300 MB at 3 KiB a site): names beyond it, a
 /// name built from a request id say, are counted together in one site per kind.
 inline constexpr std::size_t max_sites = 100'000;
-inline constexpr std::string_view over_cap_name = "(names beyond the 100000-site cap)";
+inline constexpr std::string_view over_cap_name = "(names beyond the site cap)";
 
 /// All sites of the process. Its mutex is taken only when a name is seen for the first time
 /// (by the process, or by a thread for named scopes) and by snapshots: never per call.
