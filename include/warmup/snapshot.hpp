@@ -160,7 +160,7 @@ inline site_report read_site(site& s) {
     r.bytes = x;
   }
   for (const auto& c : host_data.first) r.first_calls.push_back(std::chrono::nanoseconds{static_cast<long long>(c.ns)});
-  const std::uint64_t origin = ns_since_epoch(process_start);
+  const std::uint64_t origin = ns_since_epoch(process_start());
   const auto since_origin = [&](std::uint64_t t) {
     return std::chrono::nanoseconds{static_cast<long long>(t) - static_cast<long long>(origin)};
   };

@@ -9,6 +9,8 @@ TEST:
   no_exceptions  -fno-exceptions -fno-rtti, measuring and disabled: builds, runs, writes a report
   global_name    a program's own global `warmup` (a function; with --nvcc, a __global__ kernel)
                  beside the library, with WARMUP_NO_NAMESPACE_ALIAS
+  before_main    scopes in another file's static constructor and destructor: WARMUP_ENABLE=0
+                 applies, the destructor's call is in the report at exit, no timeline time < 0
   strict         -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Werror: every
                  public header alone, and a program that instantiates every public template
 """
@@ -102,6 +104,24 @@ def global_name(b):
     return "\n".join(lines)
 
 
+def before_main(b):
+    import json
+    exe = b.link([b.obj("early_main.cpp", "early_main.o", ["-O1"]), b.obj("early_work.cpp", "early_work.o", ["-O1"])],
+                 "early")
+    r = subprocess.run([exe], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, WARMUP_ENABLE="0", WARMUP_REPORT="stderr"))
+    assert r.returncode == 0 and "(no site was measured)" in r.stderr, r.stderr
+    report, trace = os.path.join(b.tmp, "early.json"), os.path.join(b.tmp, "early.trace.json")
+    r = subprocess.run([exe], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, WARMUP_REPORT=f"{report},{trace}"))
+    assert r.returncode == 0, r.stderr
+    calls = {s["name"]: s["calls"] for s in json.load(open(report))["sites"]}
+    assert calls == {"early.ctor": 1, "early.main": 1, "early.dtor": 1}, calls
+    starts = [e["ts"] for e in json.load(open(trace))["traceEvents"] if e.get("ph") == "X"]
+    assert len(starts) == 3 and min(starts) >= 0, starts
+    return f"WARMUP_ENABLE=0 applied before main; report at exit: {calls}; earliest ts {min(starts)} us"
+
+
 def strict(b):
     headers = sorted(glob.glob(os.path.join(b.a.include, "warmup", "*.hpp")))
     for mode, extra in (("measuring", []), ("disabled", ["-DWARMUP_DISABLE"])):
@@ -118,7 +138,7 @@ def strict(b):
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
-    p.add_argument("test", choices=["mixed", "only_scope", "no_exceptions", "global_name", "strict"])
+    p.add_argument("test", choices=["mixed", "only_scope", "no_exceptions", "global_name", "before_main", "strict"])
     p.add_argument("--cxx", required=True)
     p.add_argument("--nvcc")
     p.add_argument("--include", required=True)

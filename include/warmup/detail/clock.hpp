@@ -20,8 +20,12 @@ inline std::uint64_t ns_since_epoch(clock::time_point t) noexcept {
       std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
 }
 
-/// When the library was loaded: timelines count from here.
-inline const clock::time_point process_start = clock::now();
+/// When the library started (runtime.hpp: at load, or at the first site made if a scope runs
+/// before that, in another file's static constructor): timelines count from here.
+inline clock::time_point process_start() noexcept {
+  static const clock::time_point t = clock::now();
+  return t;
+}
 
 inline std::uint64_t ns_between(clock::time_point a, clock::time_point b) noexcept {
   const auto d = std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();

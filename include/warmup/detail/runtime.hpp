@@ -10,7 +10,9 @@
 #include "warmup/config.hpp"
 
 #if WARMUP_ENABLED
+#include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 #include <unistd.h>
@@ -53,16 +55,25 @@ inline bool register_report_at_exit() noexcept {
   return std::atexit(report_at_exit) == 0;
 }
 
-/// Runs before main, in every program that includes a warmup header, once per configuration.
-inline bool start_process() noexcept {
+/// Runs once per process and configuration: before main, from every program's static
+/// initialisation, or earlier, when the first site is made (a scope in another file's static
+/// constructor can run before this file's initialisation). Registered then, the report at exit
+/// runs after the destructors of every static object whose construction the library saw begin.
+inline void ensure_started() noexcept {
+  static std::atomic<bool> started{false};
+  if (started.load(std::memory_order_acquire)) return;
+  static std::mutex m;
+  std::lock_guard<std::mutex> lock(m);
+  if (started.load(std::memory_order_relaxed)) return;
+  (void)process_start();
   (void)nvtx();  // NVTX's lazy initialisation races when user threads make the first call
   apply_environment();
   (void)register_fork_handlers();
   (void)register_report_at_exit();
-  return true;
+  started.store(true, std::memory_order_release);
 }
 
-inline const bool process_started = start_process();
+inline const bool process_started = (ensure_started(), true);
 
 }  // namespace detail
 WARMUP_END_NAMESPACE

@@ -22,6 +22,7 @@
 #include "warmup/detail/recurrence.hpp"
 #include "warmup/detail/series.hpp"
 #include "warmup/detail/timeline.hpp"
+#include "warmup/enable.hpp"
 #include "warmup/op.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -144,6 +145,10 @@ WARMUP_HOT_INLINE std::uint64_t byte_count(Int bytes) noexcept {
   return static_cast<std::uint64_t>(bytes);
 }
 
+/// The library's start-up (detail/runtime.hpp, which every warmup header includes): made
+/// before the first site, whenever that is.
+inline void ensure_started() noexcept;
+
 /// The most distinct sites a process keeps (about 300 MB at 3 KiB a site): names beyond it, a
 /// name built from a request id say, are counted together in one site per kind.
 inline constexpr std::size_t max_sites = 100'000;
@@ -154,6 +159,7 @@ inline constexpr std::string_view over_cap_name = "(names beyond the site cap)";
 class registry {
  public:
   site* find_or_add(op_kind k, std::string_view name) noexcept {
+    ensure_started();
     WARMUP_TRY {
       std::lock_guard<std::mutex> lock(mutex_);
       auto& index = by_name_[static_cast<std::size_t>(k)];
@@ -211,6 +217,10 @@ inline site* lookup(op_kind k, std::string_view name) noexcept {
     thread_local std::unordered_map<std::string_view, site*> cache[op_kind_count];
     auto& c = cache[static_cast<std::size_t>(k)];
     if (auto it = c.find(name); it != c.end()) return it->second;
+    // A name this thread has not seen: the library may not have started yet (a scope in another
+    // file's static constructor), and starting may apply WARMUP_ENABLE=0.
+    ensure_started();
+    if (!measuring.load(std::memory_order_relaxed)) return nullptr;
     site* s = sites().find_or_add(k, name);
     if (s != nullptr) c.emplace(std::string_view{s->name}, s);
     return s;
