@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #if defined(__linux__)
 #include <sys/random.h>
@@ -34,7 +35,10 @@
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
-inline bool write_report_to(const report& r, std::string_view spec, std::string_view tag) noexcept;
+/// Whether write_report_to says what is wrong with a destination list, or start-up already did.
+enum class spec_errors { say, already_said };
+inline bool write_report_to(const report& r, std::string_view spec, std::string_view tag,
+                            spec_errors errors = spec_errors::say) noexcept;
 
 /// 64 bits no other user can guess, for temporary file names: from the kernel's random source
 /// when it answers at once, else mixed from the clock, the pid and a counter.
@@ -65,18 +69,34 @@ struct report_destination {
 
 /// @brief Parses a destination list as `WARMUP_REPORT` takes it: `stderr`, `stdout`, or a path
 /// whose extension picks the format (`.txt` table, `.json`, `.csv`, `.trace.json` timeline,
-/// `.svg`), or several of those separated by commas. Returns false, with `error` set, on any
-/// entry it cannot use; the entries it could parse are still in `out`.
+/// `.svg`, in any case), or a path with the format after a colon (`/dev/stdout:json`,
+/// `/dev/fd/3:csv`, `pipe:table`), or several of those separated by commas. Returns false, with
+/// `error` set, on any entry it cannot use, and on a list that names no destination at all; the
+/// entries it could parse are still in `out`.
 /// \code
 ///   std::vector<warmup::report_destination> d;
 ///   std::string error;
 ///   warmup::parse_destinations("stderr,out/report.svg", d, error);
 /// \endcode
 inline bool parse_destinations(std::string_view spec, std::vector<report_destination>& out, std::string& error) {
-  const auto ends_with = [](std::string_view s, std::string_view e) {
-    return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
+  const auto lower = [](std::string_view v) {
+    std::string l(v);
+    for (char& c : l) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    return l;
   };
+  const auto ends_with = [](std::string_view v, std::string_view e) {
+    return v.size() >= e.size() && v.compare(v.size() - e.size(), e.size(), e) == 0;
+  };
+  const auto say = [&](std::string text) { error += (error.empty() ? "" : "; ") + std::move(text); };
+  constexpr std::pair<std::string_view, report_format> formats[] = {
+      {"table", report_format::table}, {"json", report_format::json}, {"csv", report_format::csv},
+      {"trace", report_format::trace}, {"svg", report_format::svg}};
+  constexpr std::pair<std::string_view, report_format> extensions[] = {
+      {".trace.json", report_format::trace}, {".json", report_format::json}, {".csv", report_format::csv},
+      {".svg", report_format::svg},          {".txt", report_format::table}};
   bool ok = true;
+  const std::size_t before = out.size();
+  const std::string_view whole = spec;
   while (!spec.empty()) {
     const std::size_t comma = spec.find(',');
     std::string_view item = spec.substr(0, comma);
@@ -84,20 +104,34 @@ inline bool parse_destinations(std::string_view spec, std::vector<report_destina
     while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
     while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
     if (item.empty()) continue;
-    report_destination d{std::string(item), report_format::table};
-    if (item == "stdout" || item == "stderr") d.format = report_format::table;
-    else if (ends_with(item, ".trace.json")) d.format = report_format::trace;
-    else if (ends_with(item, ".json")) d.format = report_format::json;
-    else if (ends_with(item, ".csv")) d.format = report_format::csv;
-    else if (ends_with(item, ".svg")) d.format = report_format::svg;
-    else if (ends_with(item, ".txt")) d.format = report_format::table;
-    else {
-      error += (error.empty() ? "" : "; ") + std::string("'") + detail::printable(item, 200) +
-               "' is neither stdout, stderr nor a path ending in .txt, .json, .csv, .trace.json or .svg";
-      ok = false;
+    if (item == "stdout" || item == "stderr") {
+      out.push_back({std::string(item), report_format::table});
       continue;
     }
-    out.push_back(std::move(d));
+    bool found = false;
+    if (const std::size_t colon = item.rfind(':'); colon != std::string_view::npos && colon > 0) {
+      for (const auto& [name, format] : formats)
+        if (!found && lower(item.substr(colon + 1)) == name) {
+          out.push_back({std::string(item.substr(0, colon)), format});
+          found = true;
+        }
+    }
+    const std::string l = lower(item);
+    for (const auto& [extension, format] : extensions)
+      if (!found && ends_with(l, extension)) {
+        out.push_back({std::string(item), format});
+        found = true;
+      }
+    if (!found) {
+      say("'" + detail::printable(item, 200) +
+          "' is neither stdout, stderr, a path ending in .txt, .json, .csv, .trace.json or .svg, nor a path "
+          "followed by :table, :json, :csv, :trace or :svg");
+      ok = false;
+    }
+  }
+  if (ok && out.size() == before) {
+    say("'" + detail::printable(whole, 200) + "' names no destination");
+    ok = false;
   }
   return ok;
 }
@@ -127,7 +161,8 @@ inline std::string format_report(const report& r, report_format f) {
 inline std::string write_file_atomically(const std::string& path, const std::string& text) {
   const std::size_t slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? std::string{} : path.substr(0, slash + 1);
-  const auto failed = [&](int e) { return "cannot write '" + path + "': " + std::strerror(e); };
+  // The reason first: a long path is what gets cut, never why.
+  const auto failed = [&](int e) { return std::string("cannot write (") + std::strerror(e) + ") '" + path + "'"; };
   int fd = -1;
   std::string tmp;
   for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
@@ -186,36 +221,72 @@ inline std::string tagged_path(std::string_view path, std::string_view tag) {
 }
 
 /// write_report, with every file destination tagged when `tag` is not empty.
-inline bool write_report_to(const report& r, std::string_view spec, std::string_view tag) noexcept {
+/// A destination that exists and is no regular file (a terminal, `/dev/stdout`, a pipe,
+/// `/dev/fd/N`) is written in place: no temporary file can be renamed over it. Opened without
+/// blocking, so a FIFO nobody reads fails at once instead of hanging the program.
+inline bool is_special_file(const std::string& path) noexcept {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+inline std::string write_special_file(const std::string& path, const std::string& text) {
+  const auto failed = [&](int e) { return std::string("cannot write (") + std::strerror(e) + ") '" + path + "'"; };
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return failed(errno == ENXIO ? EPIPE : errno);
+  (void)::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  std::size_t done = 0;
+  int error = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = n < 0 ? errno : EIO;
+      break;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  return error == 0 ? std::string{} : failed(error);
+}
+
+/// write_report, with every file destination tagged when `tag` is not empty. What the spec
+/// names wrongly or cannot be written goes to stderr as the table, so nothing measured is lost;
+/// The report at exit passes `spec_errors::already_said`: start-up said what was wrong.
+inline bool write_report_to(const report& r, std::string_view spec, std::string_view tag,
+                            spec_errors errors) noexcept {
   WARMUP_TRY {
     std::vector<report_destination> dests;
     std::string error;
     bool ok = parse_destinations(spec, dests, error);
-    if (!ok) std::fprintf(stderr, "warmup: WARMUP_REPORT: %s\n", error.c_str());
-    if (!tag.empty())
-      for (report_destination& d : dests)
-        if (d.target != "stdout" && d.target != "stderr") d.target = tagged_path(d.target, tag);
+    if (!ok && errors == spec_errors::say)
+      std::fprintf(stderr, "warmup: WARMUP_REPORT: %s; the table goes to stderr in its place\n", error.c_str());
     bool table_to_stderr = false;
-    for (const report_destination& d : dests) {
+    const auto table_instead = [&] {
+      if (table_to_stderr) return;
+      const std::string table = format_report(r, report_format::table);
+      std::fwrite(table.data(), 1, table.size(), stderr);
+      std::fflush(stderr);
+      table_to_stderr = true;
+    };
+    for (report_destination& d : dests) {
       const std::string text = format_report(r, d.format);
       if (d.target == "stdout" || d.target == "stderr") {
         std::FILE* stream = d.target == "stdout" ? stdout : stderr;
         std::fwrite(text.data(), 1, text.size(), stream);
         std::fflush(stream);
-        table_to_stderr = table_to_stderr || d.target == "stderr";
+        table_to_stderr = table_to_stderr || (d.target == "stderr" && d.format == report_format::table);
         continue;
       }
-      const std::string why = write_file_atomically(d.target, text);
+      const bool special = is_special_file(d.target);
+      if (!tag.empty() && !special) d.target = tagged_path(d.target, tag);
+      const std::string why = special ? write_special_file(d.target, text) : write_file_atomically(d.target, text);
       if (!why.empty()) {
         ok = false;
         std::fprintf(stderr, "warmup: %s; the report goes to stderr instead\n", detail::printable(why, 600).c_str());
-        if (!table_to_stderr) {
-          const std::string table = format_report(r, report_format::table);
-          std::fwrite(table.data(), 1, table.size(), stderr);
-          table_to_stderr = true;
-        }
+        table_instead();
       }
     }
+    if (!error.empty()) table_instead();
     return ok;
   } WARMUP_CATCH_ALL {
     std::fputs("warmup: the report could not be written (out of memory)\n", stderr);

@@ -60,11 +60,35 @@ with tempfile.TemporaryDirectory() as tmp:
         ET.parse(paths[".svg"])
         check("files: .svg is XML", True)
         check("files: .txt is the table", "exit.step" in open(paths[".txt"], encoding="utf-8").read())
-        check("files: no temporary file left", not [f for f in os.listdir(tmp) if ".tmp." in f], os.listdir(tmp))
+        check("files: no temporary file left", not [f for f in os.listdir(tmp) if ".tmp" in f], os.listdir(tmp))
 
     rc, out, err = run("bogus", code=4)
     check("unknown value: one clear message, no crash, status kept",
           rc == 4 and err.count("warmup: WARMUP_REPORT") == 1 and "'bogus'" in err, (rc, err))
+
+    typo = os.path.join(tmp, "report.jsn")
+    rc, out, err = run(typo, code=0)
+    check("a typo is said at start-up, and the table goes to stderr at exit",
+          err.startswith("warmup: WARMUP_REPORT") and "at exit the table goes to stderr" in err and "exit.step" in err
+          and not os.path.exists(typo), err)
+    upper = os.path.join(tmp, "report.JSON")
+    rc, out, err = run(upper)
+    check("an extension in capitals is understood", rc == 0 and json.load(open(upper))["schema"] == "warmup.report/1",
+          err)
+    rc, out, err = run(" ,,, ", code=0)
+    check("a list that names nothing is said, and the table goes to stderr",
+          "names no destination" in err and "exit.step" in err, err)
+    rc, out, err = run("/dev/stdout:json")
+    check("/dev/stdout with a format: JSON on stdout (a pipe here)",
+          rc == 0 and json.loads(out)["schema"] == "warmup.report/1", (rc, out[:200], err))
+    fifo = os.path.join(tmp, "nobody-reads")
+    os.mkfifo(fifo)
+    rc, out, err = run(fifo + ":csv", code=3)
+    check("a FIFO nobody reads: no hang, a message, the table on stderr", rc == 3 and fifo in err and "exit.step" in err,
+          (rc, err))
+    long_name = os.path.join(tmp, "r" * 250 + ".txt")  # 254 bytes: a legal name
+    rc, out, err = run(long_name)
+    check("a legal 254-byte file name is written", os.path.exists(long_name), err)
 
     bad = "/nonexistent-dir/report.json"
     rc, out, err = run(bad, code=2)

@@ -133,3 +133,26 @@ TEST_CASE("bad values through the API: the variables' limits, one notice each ki
   // The site made under the bad value holds a bounded timeline.
   CHECK(r.library.site_bytes < (std::size_t{1} << 30));
 }
+
+TEST_CASE("WARMUP_REPORT: capitals, an explicit format, and lists that name nothing") {
+  std::vector<warmup::report_destination> d;
+  std::string error;
+  CHECK(warmup::parse_destinations("out/report.JSON, /dev/stdout:json ,/dev/fd/3:CSV", d, error));
+  REQUIRE(d.size() == 3);
+  CHECK((d[0].target == "out/report.JSON" && d[0].format == warmup::report_format::json));
+  CHECK((d[1].target == "/dev/stdout" && d[1].format == warmup::report_format::json));
+  CHECK((d[2].target == "/dev/fd/3" && d[2].format == warmup::report_format::csv));
+  d.clear();
+  CHECK_FALSE(warmup::parse_destinations(" ,,, ", d, error));
+  CHECK(error.find("names no destination") != std::string::npos);
+  error.clear();
+  CHECK_FALSE(warmup::parse_destinations("report.jsn,stderr", d, error));
+  CHECK(error.find("'report.jsn'") != std::string::npos);
+  CHECK(d.size() == 1);  // stderr still parsed
+}
+
+TEST_CASE("a failure message keeps its reason however long the path") {
+  const std::string path = "/nonexistent-" + std::string(2000, 'd') + "/r.json";
+  const std::string why = warmup::write_file_atomically(path, "x");
+  CHECK(why.rfind("cannot write (File name too long) ", 0) == 0);  // the reason first
+}

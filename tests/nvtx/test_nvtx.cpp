@@ -80,3 +80,13 @@ TEST_CASE("WARMUP_FUNC_SCOPE names its range after the function") {
   CHECK(ev[0].message == "operator()");
   CHECK(ev[0].category == 7);
 }
+
+TEST_CASE("a NUL inside a name does not cut the range's label short") {
+  nvtx_capture::take();
+  { warmup::region_scope a{std::string("nul.a\0b", 7)}; }
+  { warmup::region_scope b{std::string("nul.a\0c", 7)}; }
+  const auto ev = warmup_events();
+  REQUIRE(ev.size() == 4);
+  CHECK(ev[0].message == "nul.a\\0b");
+  CHECK(ev[2].message == "nul.a\\0c");
+}

@@ -60,12 +60,25 @@ WARMUP_HOT_INLINE nvtx_state& nvtx() noexcept {
 
 /// A site's NVTX message: a registered string when a tool is attached (the hot path then passes
 /// a handle, never a string), the plain name otherwise.
+/// NVTX takes C strings: a NUL inside a name is written as the two characters "\0", so that
+/// "a\0b" and "a\0c" stay two names in Nsight rather than both "a".
 struct nvtx_name {
   nvtxStringHandle_t handle = nullptr;
   const char* ascii = nullptr;
+  std::string escaped;  ///< empty unless the name holds a NUL
 
   void set(const std::string& name) noexcept {
     ascii = name.c_str();
+    if (name.find('\0') != std::string::npos) {
+      WARMUP_TRY {
+        for (const char c : name) {
+          if (c == '\0') escaped += "\\0";
+          else escaped += c;
+        }
+        ascii = escaped.c_str();
+      } WARMUP_CATCH_ALL {
+      }
+    }
     handle = nvtxDomainRegisterStringA(nvtx().domain, ascii);
   }
 };

@@ -45,12 +45,21 @@ inline void report_at_exit() noexcept {
   cuda().closed.store(true, std::memory_order_release);
   // A forked child (a data-loader worker, say) writes beside its parent, never over it.
   const std::string tag = cuda().forked.load(std::memory_order_relaxed) ? std::to_string(::getpid()) : std::string{};
-  write_report_to(snapshot(), spec, tag);
+  write_report_to(snapshot(), spec, tag, spec_errors::already_said);
 }
 
 inline bool register_report_at_exit() noexcept {
   const char* spec = std::getenv("WARMUP_REPORT");
   if (spec == nullptr || *spec == '\0') return false;
+  // A typo is said now, while the program can still be stopped and rerun, not at its end.
+  WARMUP_TRY {
+    std::vector<report_destination> dests;
+    std::string error;
+    if (!parse_destinations(spec, dests, error))
+      std::fprintf(stderr, "warmup: WARMUP_REPORT: %s; at exit the table goes to stderr in its place\n",
+                   error.c_str());
+  } WARMUP_CATCH_ALL {
+  }
   cuda().before_teardown = &read_back_before_teardown;
   return std::atexit(report_at_exit) == 0;
 }
