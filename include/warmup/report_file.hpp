@@ -26,6 +26,7 @@
 #endif
 
 #include "warmup/csv.hpp"
+#include "warmup/detail/busy.hpp"
 #include "warmup/json.hpp"
 #include "warmup/print.hpp"
 #include "warmup/report.hpp"
@@ -254,6 +255,7 @@ inline std::string write_special_file(const std::string& path, const std::string
 /// The report at exit passes `spec_errors::already_said`: start-up said what was wrong.
 inline bool write_report_to(const report& r, std::string_view spec, std::string_view tag,
                             spec_errors errors) noexcept {
+  const busy_section busy;
   WARMUP_TRY {
     std::vector<report_destination> dests;
     std::string error;

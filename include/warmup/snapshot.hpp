@@ -211,6 +211,7 @@ enum class device_wait {
 /// \endcode
 #if WARMUP_ENABLED
 inline report snapshot(device_wait wait = device_wait::no) {
+  const detail::busy_section busy;
   report r;
   const bool closed = detail::cuda().closed.load(std::memory_order_acquire);
   const std::size_t pending =

@@ -72,6 +72,7 @@ inline void make_anchor(int device) noexcept {
 class ring_list {
  public:
   event_ring* claim(int device, unsigned generation) noexcept {
+    const busy_section busy;
     WARMUP_TRY {
       std::lock_guard<std::mutex> lock(mutex_);
       for (event_ring* r : rings_) {
@@ -95,6 +96,7 @@ class ring_list {
 
   /// Drains every ring; returns the number of measurements still pending.
   std::size_t drain_all(read_mode mode) noexcept {
+    const busy_section busy;
     std::vector<event_ring*> rings;
     WARMUP_TRY {
       std::lock_guard<std::mutex> lock(mutex_);

@@ -4,6 +4,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
+#include "warmup/detail/busy.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -108,6 +109,7 @@ class event_ring {
     if (h - tail_.load(std::memory_order_acquire) == slots_.size()) {
       // Full: grow first, so that reading back stays off the program's path (snapshot() does
       // it); only a ring at its largest reads back here what the GPU has finished.
+      const busy_section busy;
       std::lock_guard<std::mutex> lock(mutex_);
       if (slots_.size() < max_pairs) {
         if (grow_locked(slots_.size()) == growth::failed) return start::failed;
@@ -140,6 +142,7 @@ class event_ring {
 
   /// Reads back every finished measurement into its site. Returns how many remain pending.
   std::size_t drain(read_mode mode) noexcept {
+    const busy_section busy;
     std::lock_guard<std::mutex> lock(mutex_);
     drain_locked(mode);
     return static_cast<std::size_t>(head_.load(std::memory_order_acquire) - tail_.load(std::memory_order_relaxed));

@@ -9,6 +9,7 @@
 #include <new>
 
 #include "warmup/config.hpp"
+#include "warmup/detail/busy.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -105,6 +106,7 @@ class log_histogram {
   };
 
   block* grow(std::size_t b) noexcept {
+    const busy_section busy;
     block* fresh = new (std::nothrow) block{};
     if (fresh == nullptr) return nullptr;
     block* expected = nullptr;

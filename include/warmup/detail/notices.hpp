@@ -4,6 +4,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
+#include "warmup/detail/busy.hpp"
 
 #include <atomic>
 #include <cstdio>
@@ -22,6 +23,7 @@ class notices {
   /// reports; later calls of the same kind cost one atomic load.
   void raise(notice_kind k, const std::string& text) noexcept {
     if (raised_[static_cast<unsigned>(k)].exchange(true, std::memory_order_acq_rel)) return;
+    const busy_section busy;
     WARMUP_TRY {
       std::lock_guard<std::mutex> lock(mutex_);
       texts_.push_back(text);
@@ -39,6 +41,7 @@ class notices {
   }
 
   std::vector<std::string> all() const {
+    const busy_section busy;
     std::lock_guard<std::mutex> lock(mutex_);
     return texts_;
   }

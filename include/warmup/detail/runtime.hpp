@@ -31,6 +31,7 @@ namespace detail {
 /// measurement, describes the device while CUDA is still alive, then closes the library's use
 /// of CUDA.
 inline void read_back_before_teardown() noexcept {
+  if (busy_here()) return;  // report_at_exit says why
   std::string status;
   (void)describe_device(status);
   (void)rings().drain_all(read_mode::wait);
@@ -43,6 +44,14 @@ inline void report_at_exit() noexcept {
   const char* spec = std::getenv("WARMUP_REPORT");
   if (spec == nullptr) return;
   cuda().closed.store(true, std::memory_order_release);
+  if (busy_here()) {
+    // exit() was called on a thread stopped inside the library (a signal handler that calls
+    // exit, say): its locks, or the allocator's, may be held by the very frame that exit left.
+    say_without_allocating(
+        "warmup: no report at exit: the program exited from inside the library (a signal handler "
+        "calling exit?), where writing one could hang or crash it\n");
+    return;
+  }
   // A forked child (a data-loader worker, say) writes beside its parent, never over it.
   const std::string tag = cuda().forked.load(std::memory_order_relaxed) ? std::to_string(::getpid()) : std::string{};
   write_report_to(snapshot(), spec, tag, spec_errors::already_said);

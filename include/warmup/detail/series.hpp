@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "warmup/config.hpp"
+#include "warmup/detail/busy.hpp"
 #include "warmup/detail/log_histogram.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -201,6 +202,7 @@ class series {
   later_lane* shared_lane() noexcept {
     later_lane* l = shared_.load(std::memory_order_acquire);
     if (l != nullptr) return l;
+    const busy_section busy;
     auto* fresh = new (std::nothrow) later_lane{};
     if (fresh == nullptr) return nullptr;
     if (shared_.compare_exchange_strong(l, fresh, std::memory_order_acq_rel)) return fresh;

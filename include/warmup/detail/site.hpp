@@ -4,6 +4,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
+#include "warmup/detail/busy.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -15,6 +16,9 @@
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
+
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "warmup/detail/device_sampler.hpp"
 #include "warmup/detail/notices.hpp"
@@ -81,6 +85,7 @@ struct site {
   series* device_series() noexcept {
     series* s = device_.load(std::memory_order_acquire);
     if (s != nullptr) return s;
+    const busy_section busy;
     auto* fresh = new (std::nothrow) series{};
     if (fresh == nullptr) return nullptr;
     if (device_.compare_exchange_strong(s, fresh, std::memory_order_acq_rel)) return fresh;
@@ -160,6 +165,7 @@ class registry {
  public:
   site* find_or_add(op_kind k, std::string_view name) noexcept {
     ensure_started();
+    const busy_section busy;
     WARMUP_TRY {
       std::lock_guard<std::mutex> lock(mutex_);
       auto& index = by_name_[static_cast<std::size_t>(k)];
@@ -181,6 +187,7 @@ class registry {
   }
 
   std::vector<site*> all() const {
+    const busy_section busy;
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<site*> out;
     out.reserve(sites_.size());
@@ -212,15 +219,33 @@ inline registry& sites() noexcept {
 
 /// Finds a site by name for the named-scope constructors: a per-thread cache first, so threads
 /// do not meet on the registry's mutex once they have seen a name.
+struct name_cache {
+  std::unordered_map<std::string_view, site*> by_kind[op_kind_count];
+};
+
+/// The calling thread's cache, freed when the thread ends, except the main thread's: that one
+/// ends inside exit(), possibly called by a signal handler that stopped the thread inside the
+/// allocator, where a free would hang; the process is going away anyway.
+inline name_cache& my_names() {
+  struct holder {
+    name_cache* cache = new name_cache;
+    ~holder() {
+      if (static_cast<pid_t>(::syscall(SYS_gettid)) != ::getpid()) delete cache;
+    }
+  };
+  thread_local holder h;
+  return *h.cache;
+}
+
 inline site* lookup(op_kind k, std::string_view name) noexcept {
   WARMUP_TRY {
-    thread_local std::unordered_map<std::string_view, site*> cache[op_kind_count];
-    auto& c = cache[static_cast<std::size_t>(k)];
+    auto& c = my_names().by_kind[static_cast<std::size_t>(k)];
     if (auto it = c.find(name); it != c.end()) return it->second;
     // A name this thread has not seen: the library may not have started yet (a scope in another
     // file's static constructor), and starting may apply WARMUP_ENABLE=0.
     ensure_started();
     if (!measuring.load(std::memory_order_relaxed)) return nullptr;
+    const busy_section busy;
     site* s = sites().find_or_add(k, name);
     if (s != nullptr) c.emplace(std::string_view{s->name}, s);
     return s;
