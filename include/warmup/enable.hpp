@@ -6,6 +6,7 @@
 #include <atomic>
 
 #include "warmup/config.hpp"
+#include "warmup/detail/process.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -13,6 +14,24 @@ namespace detail {
 inline std::atomic<bool> measuring{true};
 /// Whether warm sites are device-timed on a sample of calls (the default) or on every call.
 inline std::atomic<bool> sample_device{true};
+
+// The switches are this copy's of the library; these set them in every copy of the process
+// (detail/process.hpp), where there are several: shared libraries built with hidden
+// visibility, plugins.
+inline void set_measuring(bool on) noexcept {
+#if WARMUP_ENABLED
+  broadcast(&process_anchor::measuring, &copy_entry::measuring, on, measuring);
+#else
+  measuring.store(on, std::memory_order_relaxed);
+#endif
+}
+inline void set_sampling(bool adaptive) noexcept {
+#if WARMUP_ENABLED
+  broadcast(&process_anchor::sample_device, &copy_entry::sample_device, adaptive, sample_device);
+#else
+  sample_device.store(adaptive, std::memory_order_relaxed);
+#endif
+}
 }  // namespace detail
 WARMUP_END_NAMESPACE
 
@@ -24,11 +43,11 @@ WARMUP_BEGIN_NAMESPACE
 /// \code
 ///   if (!profiling_requested) warmup::disable();
 /// \endcode
-inline void disable() noexcept { detail::measuring.store(false, std::memory_order_relaxed); }
+inline void disable() noexcept { detail::set_measuring(false); }
 
 /// @brief Measures again after `disable()`. Scopes already open when the switch flips are not
 /// measured.
-inline void enable() noexcept { detail::measuring.store(true, std::memory_order_relaxed); }
+inline void enable() noexcept { detail::set_measuring(true); }
 
 /// @brief Whether scopes measure now.
 inline bool is_enabled() noexcept { return WARMUP_ENABLED && detail::measuring.load(std::memory_order_relaxed); }
@@ -49,7 +68,7 @@ enum class device_sampling {
 ///   warmup::set_device_sampling(warmup::device_sampling::every_call);
 /// \endcode
 inline void set_device_sampling(device_sampling s) noexcept {
-  detail::sample_device.store(s == device_sampling::adaptive, std::memory_order_relaxed);
+  detail::set_sampling(s == device_sampling::adaptive);
 }
 
 WARMUP_END_NAMESPACE

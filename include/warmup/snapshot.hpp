@@ -4,6 +4,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
+#include "warmup/detail/process.hpp"
 
 #include "warmup/report.hpp"
 
@@ -31,8 +32,7 @@ struct described_device {
 };
 
 inline described_device& device_cache() noexcept {
-  static described_device* c = new described_device;
-  return *c;
+  return shared<described_device, slot::device_cache>();
 }
 
 /// Describes the current device once per process, with calls that create no context.

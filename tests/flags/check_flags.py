@@ -11,6 +11,9 @@ TEST:
                  beside the library, with WARMUP_NO_NAMESPACE_ALIAS
   before_main    scopes in another file's static constructor and destructor: WARMUP_ENABLE=0
                  applies, the destructor's call is in the report at exit, no timeline time < 0
+  shared_libs    a program, a linked library and a dlopen'ed plugin, all instrumented, default
+                 and hidden visibility: one registry, one report at exit holding every call,
+                 the plugin unloaded and loaded again, and a plugin-only program
   strict         -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Werror: every
                  public header alone, and a program that instantiates every public template
 """
@@ -122,6 +125,38 @@ def before_main(b):
     return f"WARMUP_ENABLE=0 applied before main; report at exit: {calls}; earliest ts {min(starts)} us"
 
 
+def shared_libs(b):
+    import json
+    lines = []
+    for visibility in ("default", "hidden"):
+        flags = ["-O1", "-fPIC", f"-fvisibility={visibility}"]
+        lib_a, lib_b = os.path.join(b.tmp, f"liba_{visibility}.so"), os.path.join(b.tmp, f"libb_{visibility}.so")
+        sh([b.a.cxx, "-shared", b.obj("lib_a.cpp", f"a_{visibility}.o", flags), "-o", lib_a] + b.libs)
+        sh([b.a.cxx, "-shared", b.obj("lib_b.cpp", f"b_{visibility}.o", flags), "-o", lib_b] + b.libs)
+        exe = os.path.join(b.tmp, f"shared_main_{visibility}")
+        sh([b.a.cxx, b.obj("shared_main.cpp", f"main_{visibility}.o", ["-O1", f"-fvisibility={visibility}"]), lib_a,
+            "-o", exe, "-Wl,-rpath," + b.tmp] + b.libs)
+        report = os.path.join(b.tmp, f"shared_{visibility}.json")
+        r = subprocess.run([exe, lib_b], capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, WARMUP_REPORT=f"stderr,{report}"))
+        assert r.returncode == 0, (visibility, r.stdout, r.stderr)
+        assert r.stderr.count("warmup report") == 1, (visibility, "one table at exit", r.stderr)
+        calls = {s["name"]: s["calls"] for s in json.load(open(report))["sites"]}
+        assert calls == {"libs.shared": 41, "libs.a": 1, "libs.b": 20}, (visibility, calls)
+        lines.append(f"{visibility}: {r.stdout.strip()}; one report at exit: {calls}")
+        host = os.path.join(b.tmp, f"plugin_host_{visibility}")
+        sh([b.a.cxx, os.path.join(HERE, "plugin_host.cpp"), "-o", host, "-ldl"])
+        r = subprocess.run([host, lib_b], capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, WARMUP_REPORT=f"stderr,{report}"))
+        assert r.returncode == 0, (visibility, r.stderr)
+        tail = r.stderr.split("round 1 done", 1)
+        assert len(tail) == 2 and "warmup report" in tail[1] and r.stderr.count("warmup report") == 1, (visibility, r.stderr)
+        calls = {s["name"]: s["calls"] for s in json.load(open(report))["sites"]}
+        assert calls == {"libs.shared": 20, "libs.b": 20}, (visibility, calls)
+        lines.append(f"{visibility}, plugin only, loaded twice: one report after both rounds: {calls}")
+    return "\n".join(lines)
+
+
 def strict(b):
     headers = sorted(glob.glob(os.path.join(b.a.include, "warmup", "*.hpp")))
     for mode, extra in (("measuring", []), ("disabled", ["-DWARMUP_DISABLE"])):
@@ -138,7 +173,7 @@ def strict(b):
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
-    p.add_argument("test", choices=["mixed", "only_scope", "no_exceptions", "global_name", "before_main", "strict"])
+    p.add_argument("test", choices=["mixed", "only_scope", "no_exceptions", "global_name", "before_main", "shared_libs", "strict"])
     p.add_argument("--cxx", required=True)
     p.add_argument("--nvcc")
     p.add_argument("--include", required=True)

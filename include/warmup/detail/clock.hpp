@@ -4,6 +4,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
+#include "warmup/detail/process.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -23,8 +24,13 @@ inline std::uint64_t ns_since_epoch(clock::time_point t) noexcept {
 /// When the library started (runtime.hpp: at load, or at the first site made if a scope runs
 /// before that, in another file's static constructor): timelines count from here.
 inline clock::time_point process_start() noexcept {
-  static const clock::time_point t = clock::now();
-  return t;
+  std::atomic<std::uint64_t>& start = once().start_ns;
+  std::uint64_t t = start.load(std::memory_order_acquire);
+  if (t == 0) {
+    const std::uint64_t now = ns_since_epoch(clock::now());
+    t = start.compare_exchange_strong(t, now, std::memory_order_acq_rel) ? now : t;
+  }
+  return clock::time_point{std::chrono::duration_cast<clock::duration>(std::chrono::nanoseconds{t})};
 }
 
 inline std::uint64_t ns_between(clock::time_point a, clock::time_point b) noexcept {

@@ -4,6 +4,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
+#include "warmup/detail/process.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -101,7 +102,7 @@ struct cuda_state {
   /// Set in any forked child: its report at exit goes to files of its own.
   std::atomic<bool> forked{false};
   /// Run at exit before the CUDA runtime's teardown (set when a report at exit is asked for).
-  void (*before_teardown)() = nullptr;
+  void (*register_before_teardown)() = nullptr;
 
   // The library's own costs, reported apart from every measurement.
   std::atomic<std::uint64_t> event_pool_ns{0};
@@ -110,8 +111,7 @@ struct cuda_state {
 };
 
 inline cuda_state& cuda() noexcept {
-  static cuda_state* s = new cuda_state;  // never destroyed: no CUDA call after teardown
-  return *s;
+  return shared<cuda_state, slot::cuda>();  // one per process, never destroyed: no CUDA call after teardown
 }
 
 /// Decides once whether device timing is possible. Runs inside the first device-timed scope of
@@ -184,7 +184,7 @@ inline bool runtime_available() noexcept {
   st.runtime.store(cuda_state::available, std::memory_order_release);
   // The runtime has registered its own teardown by now; a handler registered after it runs
   // before it.
-  if (st.before_teardown != nullptr) std::atexit(st.before_teardown);
+  if (st.register_before_teardown != nullptr) st.register_before_teardown();
   return true;
 }
 

@@ -4,6 +4,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
+#include "warmup/detail/process.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -123,8 +124,7 @@ class ring_list {
 };
 
 inline ring_list& rings() noexcept {
-  static ring_list* r = new ring_list;
-  return *r;
+  return shared<ring_list, slot::rings>();
 }
 
 /// The calling thread's ring for each device, and the one it used last (most threads time work

@@ -108,8 +108,8 @@ inline std::vector<std::string_view> environment_names() {
 inline void apply_environment() noexcept {
   WARMUP_TRY {
     const environment_settings e = read_environment([](const char* n) { return std::getenv(n); }, environment_names());
-    if (e.enable == 0) measuring.store(false, std::memory_order_relaxed);
-    if (e.every_call >= 0) sample_device.store(e.every_call == 0, std::memory_order_relaxed);
+    if (e.enable == 0) set_measuring(false);
+    if (e.every_call >= 0) set_sampling(e.every_call == 0);
     if (e.idle_ms > 0)
       recurrence().idle_ns.store(static_cast<std::uint64_t>(e.idle_ms) * 1'000'000, std::memory_order_relaxed);
     if (e.timeline_calls > 0)

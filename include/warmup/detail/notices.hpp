@@ -4,6 +4,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
+#include "warmup/detail/process.hpp"
 #include "warmup/detail/busy.hpp"
 
 #include <atomic>
@@ -53,8 +54,7 @@ class notices {
 };
 
 inline notices& notice_board() noexcept {
-  static notices* n = new notices;  // never destroyed: scopes in static destructors may raise
-  return *n;
+  return shared<notices, slot::notices>();  // never destroyed: scopes in static destructors may raise
 }
 
 }  // namespace detail

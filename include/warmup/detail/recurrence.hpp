@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "warmup/config.hpp"
+#include "warmup/detail/process.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -20,8 +21,7 @@ struct recurrence_settings {
 };
 
 inline recurrence_settings& recurrence() noexcept {
-  static recurrence_settings s;  // trivially destructible: safe in static destructors
-  return s;
+  return shared<recurrence_settings, slot::recurrence>();  // one per process, never destroyed
 }
 
 /// The site's side: when it last ended (coarse: updated at most once a millisecond, so threads

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <string>
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include "warmup/detail/environment.hpp"
@@ -31,7 +32,7 @@ namespace detail {
 /// measurement, describes the device while CUDA is still alive, then closes the library's use
 /// of CUDA.
 inline void read_back_before_teardown() noexcept {
-  if (busy_here()) return;  // report_at_exit says why
+  if (any_copy_busy()) return;  // report_at_exit says why
   std::string status;
   (void)describe_device(status);
   (void)rings().drain_all(read_mode::wait);
@@ -44,7 +45,7 @@ inline void report_at_exit() noexcept {
   const char* spec = std::getenv("WARMUP_REPORT");
   if (spec == nullptr) return;
   cuda().closed.store(true, std::memory_order_release);
-  if (busy_here()) {
+  if (any_copy_busy()) {
     // exit() was called on a thread stopped inside the library (a signal handler that calls
     // exit, say): its locks, or the allocator's, may be held by the very frame that exit left.
     say_without_allocating(
@@ -69,30 +70,72 @@ inline bool register_report_at_exit() noexcept {
                    error.c_str());
   } WARMUP_CATCH_ALL {
   }
-  cuda().before_teardown = &read_back_before_teardown;
+  // Called when CUDA is first seen working, from whichever copy sees it, and registered from
+  // here: this copy stays loaded (keep_this_copy_loaded), so its handler runs at exit.
+  cuda().register_before_teardown = [] { (void)std::atexit(read_back_before_teardown); };
   return std::atexit(report_at_exit) == 0;
 }
+
+/// The copy that registers the process's exit and fork handlers stays loaded to the end: a
+/// dlclose'd plugin's handlers would otherwise run at its dlclose (a report half-way through the
+/// run) or not at all. Other copies may unload; their sites stay in the process report.
+inline void keep_this_copy_loaded() noexcept {
+  static const char here = 0;
+  Dl_info info{};
+  if (::dladdr(&here, &info) != 0 && info.dli_fname != nullptr && *info.dli_fname != '\0')
+    (void)::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
+/// This copy's place in the process's list of copies (process.hpp): taken when it starts, given
+/// back when it is unloaded or the process ends.
+struct copy_membership {
+  bool joined = false;
+  ~copy_membership() {
+    if (joined) leave_copies(measuring);
+  }
+};
+inline copy_membership membership;  // constant-initialised: starting early never finds it reset
+
+inline bool this_copy_busy() noexcept { return busy_here(); }
 
 /// Runs once per process and configuration: before main, from every program's static
 /// initialisation, or earlier, when the first site is made (a scope in another file's static
 /// constructor can run before this file's initialisation). Registered then, the report at exit
 /// runs after the destructors of every static object whose construction the library saw begin.
+/// The process-wide part runs once, in whichever copy of the library starts first; each copy
+/// joins the process's list of copies and initialises its own NVTX state.
 inline void ensure_started() noexcept {
-  static std::atomic<bool> started{false};
+  static std::atomic<bool> started{false};  // this copy
   if (started.load(std::memory_order_acquire)) return;
   static std::mutex m;
   std::lock_guard<std::mutex> lock(m);
   if (started.load(std::memory_order_relaxed)) return;
-  (void)process_start();
   (void)nvtx();  // NVTX's lazy initialisation races when user threads make the first call
-  apply_environment();
-  (void)register_fork_handlers();
-  (void)register_report_at_exit();
+  join_copies(measuring, sample_device, &this_copy_busy);
+  membership.joined = true;
+  process_once& o = once();
+  {
+    std::lock_guard<std::mutex> process_lock(o.m);
+    if (!o.started) {
+      o.started = true;
+      (void)process_start();
+      apply_environment();
+      (void)register_fork_handlers();
+      (void)register_report_at_exit();
+      keep_this_copy_loaded();
+    }
+  }
   started.store(true, std::memory_order_release);
 }
 
 inline const bool process_started = (ensure_started(), true);
 
+}  // namespace detail
+WARMUP_END_NAMESPACE
+#else
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
+inline void ensure_started() noexcept {}  // nothing to start: nothing is measured
 }  // namespace detail
 WARMUP_END_NAMESPACE
 #endif

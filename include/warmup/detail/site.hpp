@@ -4,6 +4,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
+#include "warmup/detail/process.hpp"
 #include "warmup/detail/busy.hpp"
 
 #include <atomic>
@@ -213,8 +214,7 @@ class registry {
 /// The registry lives until the process ends (it is never destroyed), so scopes in static
 /// destructors and reports at exit still find it.
 inline registry& sites() noexcept {
-  static registry* r = new registry;
-  return *r;
+  return shared<registry, slot::registry>();
 }
 
 /// Finds a site by name for the named-scope constructors: a per-thread cache first, so threads

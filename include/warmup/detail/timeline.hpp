@@ -4,6 +4,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
+#include "warmup/detail/process.hpp"
 
 #include <array>
 #include <atomic>
@@ -22,8 +23,7 @@ struct timeline_settings {
 };
 
 inline timeline_settings& timeline_config() noexcept {
-  static timeline_settings s;
-  return s;
+  return shared<timeline_settings, slot::timeline>();
 }
 
 /// One call on the timeline. Host fields are written by the scope, device fields by whoever
