@@ -31,7 +31,7 @@ class idle_tracker {
   /// Called as a call ends, with its start and end in steady-clock nanoseconds; returns whether
   /// the call is a cold-recurrence candidate.
   WARMUP_HOT_INLINE bool candidate(std::uint64_t start_ns, std::uint64_t end_ns) noexcept {
-    const recurrence_settings& r = recurrence();
+    const recurrence_settings& r = *settings_;
     const std::uint64_t last = last_end_.load(std::memory_order_relaxed);
     bool idle = last != 0 && start_ns > last && start_ns - last >= r.idle_ns.load(std::memory_order_relaxed);
     if (end_ns >= last + coarse_ns) last_end_.store(end_ns, std::memory_order_relaxed);
@@ -44,6 +44,9 @@ class idle_tracker {
   }
 
  private:
+  // Found when the site is made: the process's settings sit behind the process anchor, and a
+  // call should not pay for finding them.
+  const recurrence_settings* settings_ = &recurrence();
   static constexpr std::uint64_t coarse_ns = 1'000'000;
   std::atomic<std::uint64_t> last_end_{0};
   std::atomic<std::uint32_t> epoch_{0};

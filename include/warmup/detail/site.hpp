@@ -227,14 +227,18 @@ struct name_cache {
 /// ends inside exit(), possibly called by a signal handler that stopped the thread inside the
 /// allocator, where a free would hang; the process is going away anyway.
 inline name_cache& my_names() {
+  // The cache lives in the thread's own storage (no pointer to follow on each named scope);
+  // only its destruction is chosen by hand.
   struct holder {
-    name_cache* cache = new name_cache;
+    alignas(name_cache) unsigned char storage[sizeof(name_cache)];
+    holder() { new (storage) name_cache; }
     ~holder() {
-      if (static_cast<pid_t>(::syscall(SYS_gettid)) != ::getpid()) delete cache;
+      if (static_cast<pid_t>(::syscall(SYS_gettid)) != ::getpid()) get().~name_cache();
     }
+    name_cache& get() noexcept { return *std::launder(reinterpret_cast<name_cache*>(storage)); }
   };
   thread_local holder h;
-  return *h.cache;
+  return h.get();
 }
 
 inline site* lookup(op_kind k, std::string_view name) noexcept {
