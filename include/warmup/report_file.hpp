@@ -41,6 +41,24 @@ enum class spec_errors { say, already_said };
 inline bool write_report_to(const report& r, std::string_view spec, std::string_view tag,
                             spec_errors errors = spec_errors::say) noexcept;
 
+/// Writes all of `text` to `fd`, through partial writes and signals; returns 0 or the errno.
+inline int write_all(int fd, const std::string& text) noexcept {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : EIO;
+    done += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+/// A message naming why a file could not be written, the reason first: a long path is what
+/// gets cut, never why.
+inline std::string cannot_write(const std::string& path, int e) {
+  return std::string("cannot write (") + std::strerror(e) + ") '" + path + "'";
+}
+
 /// 64 bits no other user can guess, for temporary file names: from the kernel's random source
 /// when it answers at once, else mixed from the clock, the pid and a counter.
 inline std::uint64_t unpredictable() noexcept {
@@ -162,8 +180,7 @@ inline std::string format_report(const report& r, report_format f) {
 inline std::string write_file_atomically(const std::string& path, const std::string& text) {
   const std::size_t slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? std::string{} : path.substr(0, slash + 1);
-  // The reason first: a long path is what gets cut, never why.
-  const auto failed = [&](int e) { return std::string("cannot write (") + std::strerror(e) + ") '" + path + "'"; };
+  const auto failed = [&](int e) { return detail::cannot_write(path, e); };
   int fd = -1;
   std::string tmp;
   for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
@@ -174,17 +191,7 @@ inline std::string write_file_atomically(const std::string& path, const std::str
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd < 0) return failed(errno);
-  std::size_t done = 0;
-  int error = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      error = n < 0 ? errno : EIO;
-      break;
-    }
-    done += static_cast<std::size_t>(n);
-  }
+  int error = detail::write_all(fd, text);
   if (::close(fd) != 0 && error == 0) error = errno;
   if (error == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) error = errno;
   if (error != 0) {
@@ -231,21 +238,11 @@ inline bool is_special_file(const std::string& path) noexcept {
 }
 
 inline std::string write_special_file(const std::string& path, const std::string& text) {
-  const auto failed = [&](int e) { return std::string("cannot write (") + std::strerror(e) + ") '" + path + "'"; };
+  const auto failed = [&](int e) { return cannot_write(path, e); };
   const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return failed(errno == ENXIO ? EPIPE : errno);
   (void)::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  std::size_t done = 0;
-  int error = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      error = n < 0 ? errno : EIO;
-      break;
-    }
-    done += static_cast<std::size_t>(n);
-  }
+  const int error = write_all(fd, text);
   ::close(fd);
   return error == 0 ? std::string{} : failed(error);
 }
