@@ -18,6 +18,7 @@ namespace detail {
 // The library's locks are held across fork() (taken in a fixed order, released in both
 // processes), so the child never inherits one locked by a thread it does not have.
 inline void before_fork() noexcept {
+  if (process_anchor* a = anchor()) a->copies_mutex.lock();
   sites().lock();
   rings().lock();
   notice_board().lock();
@@ -27,6 +28,7 @@ inline void after_fork_in_parent() noexcept {
   notice_board().unlock();
   rings().unlock();
   sites().unlock();
+  if (process_anchor* a = anchor()) a->copies_mutex.unlock();
 }
 
 /// The child has one thread, this one. Its sites keep their names (WARMUP_SCOPE statics point at
@@ -49,6 +51,7 @@ inline void after_fork_in_child() noexcept {
   notice_board().unlock();
   rings().unlock();
   sites().unlock();
+  if (process_anchor* a = anchor()) a->copies_mutex.unlock();
 }
 
 inline bool register_fork_handlers() noexcept {
