@@ -154,6 +154,16 @@ def shared_libs(b):
         calls = {s["name"]: s["calls"] for s in json.load(open(report))["sites"]}
         assert calls == {"libs.shared": 20, "libs.b": 20}, (visibility, calls)
         lines.append(f"{visibility}, plugin only, loaded twice: one report after both rounds: {calls}")
+        # A program with scopes that only dlopens: it exports the anchor, as the CMake target does.
+        solo = os.path.join(b.tmp, f"solo_{visibility}")
+        sh([b.a.cxx, b.obj("shared_main.cpp", f"solo_{visibility}.o", ["-O1", "-DNO_LINKED_LIBRARY"]), "-o", solo,
+            "-Wl,--export-dynamic-symbol=cuda_warmup_anchor_v1"] + b.libs)
+        r = subprocess.run([solo, lib_b], capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, WARMUP_REPORT=f"stderr,{report}"))
+        assert r.returncode == 0 and r.stderr.count("warmup report") == 1, (visibility, r.stdout, r.stderr)
+        calls = {s["name"]: s["calls"] for s in json.load(open(report))["sites"]}
+        assert calls == {"libs.shared": 40, "libs.b": 20}, (visibility, calls)
+        lines.append(f"{visibility}, program and plugin only: one report: {calls}")
     return "\n".join(lines)
 
 
