@@ -32,7 +32,6 @@
 namespace {
 
 using folklore::check;
-using folklore::find;
 using folklore::first_vs_steady;
 using folklore::fmt;
 
@@ -48,11 +47,11 @@ const char* const preallocated_site = "cudaMallocAsync 64 MiB, after pre-allocat
 
 void print_findings(const warmup::report& r) {
   using warmup::op_kind;
-  const auto* m = find(r, op_kind::alloc, malloc_site);
-  const auto* zero = find(r, op_kind::alloc, async_zero_site);
-  const auto* max = find(r, op_kind::alloc, async_max_site);
-  const auto* pre = find(r, op_kind::alloc, preallocate_site);
-  const auto* after = find(r, op_kind::alloc, preallocated_site);
+  const auto* m = r.find(op_kind::alloc, malloc_site);
+  const auto* zero = r.find(op_kind::alloc, async_zero_site);
+  const auto* max = r.find(op_kind::alloc, async_max_site);
+  const auto* pre = r.find(op_kind::alloc, preallocate_site);
+  const auto* after = r.find(op_kind::alloc, preallocated_site);
   // The folklore's claim, checked rather than assumed: once the context exists (created above,
   // on purpose), is the first cudaMalloc still the slow one?
   if (m && m->host.steady)
@@ -70,8 +69,6 @@ void print_findings(const warmup::report& r) {
               << fmt(pre->host.first) << " once, then " << first_vs_steady(after->host) << '\n';
 }
 
-int finish(const char* json_path, int status) { return folklore::finish(json_path, status, print_findings); }
-
 // The pool's reserved memory: what it holds from the OS right now.
 std::uint64_t reserved(cudaMemPool_t pool) {
   std::uint64_t v = 0;
@@ -83,18 +80,7 @@ std::uint64_t reserved(cudaMemPool_t pool) {
 
 int main(int argc, char** argv) {
   const char* json_path = nullptr;
-  if (!folklore::parse_args(argc, argv, program, json_path)) return 2;
-
-  bool gpu = false;
-  {
-    // The context first, in its own scope, so that no allocation below pays for it.
-    warmup::context_scope init{"cudaSetDevice + cudaFree(0)"};
-    gpu = check(cudaSetDevice(0), "cudaSetDevice(0)") && check(cudaFree(nullptr), "cudaFree(0)");
-  }
-  if (!gpu) {
-    std::fprintf(stderr, "%s: no usable GPU\n", program);
-    return 77;
-  }
+  if (const int status = folklore::start(argc, argv, program, json_path)) return status;
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
 
@@ -126,14 +112,14 @@ int main(int argc, char** argv) {
 
   // 2. The default pool as it comes: release threshold 0.
   for (int i = 0; i < calls; ++i)
-    if (!step(async_zero_site)) return finish(json_path, 1);
+    if (!step(async_zero_site)) return folklore::finish(json_path, 1, print_findings);
   std::printf("pool reserved after the threshold-0 loop: %llu MiB\n", (unsigned long long)(reserved(pool) >> 20));
 
   // 3. Keep freed memory in the pool whatever happens: threshold UINT64_MAX.
   std::uint64_t threshold = UINT64_MAX;
   CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
   for (int i = 0; i < calls; ++i)
-    if (!step(async_max_site)) return finish(json_path, 1);
+    if (!step(async_max_site)) return folklore::finish(json_path, 1, print_findings);
   std::printf("pool reserved after the threshold-max loop: %llu MiB\n", (unsigned long long)(reserved(pool) >> 20));
 
   // 4. Start again from an empty pool, and pay for the high-water size once, before the loop.
@@ -147,8 +133,8 @@ int main(int argc, char** argv) {
     CHECK(cudaStreamSynchronize(stream));
   }
   for (int i = 0; i < calls; ++i)
-    if (!step(preallocated_site)) return finish(json_path, 1);
+    if (!step(preallocated_site)) return folklore::finish(json_path, 1, print_findings);
 
   CHECK(cudaStreamDestroy(stream));
-  return finish(json_path, 0);
+  return folklore::finish(json_path, 0, print_findings);
 }

@@ -28,7 +28,6 @@
 namespace {
 
 using folklore::check;
-using folklore::find;
 using folklore::first_vs_steady;
 using folklore::fmt;
 
@@ -61,7 +60,7 @@ std::string site_name(int batch) { return "forward b=" + std::to_string(batch); 
 void print_findings(const warmup::report& r) {
   std::chrono::nanoseconds per_sample_first{}, per_sample_last{};
   for (int b = 1; b <= max_batch; b *= 2) {
-    const auto* s = find(r, warmup::op_kind::region, site_name(b));
+    const auto* s = r.find(warmup::op_kind::region, site_name(b));
     if (s == nullptr) continue;
     std::cout << "finding: " << s->name << ", a new shape: " << first_vs_steady(s->host) << " on the host";
     if (s->device && s->device->steady) {
@@ -78,23 +77,11 @@ void print_findings(const warmup::report& r) {
               << std::lround(double(per_sample_first.count()) / double(per_sample_last.count())) << "x)\n";
 }
 
-int finish(const char* json_path, int status) { return folklore::finish(json_path, status, print_findings); }
-
 }  // namespace
 
 int main(int argc, char** argv) {
   const char* json_path = nullptr;
-  if (!folklore::parse_args(argc, argv, program, json_path)) return 2;
-
-  bool gpu = false;
-  {
-    warmup::context_scope init{"cudaSetDevice + cudaFree(0)"};
-    gpu = check(cudaSetDevice(0), "cudaSetDevice(0)") && check(cudaFree(nullptr), "cudaFree(0)");
-  }
-  if (!gpu) {
-    std::fprintf(stderr, "%s: no usable GPU\n", program);
-    return 77;
-  }
+  if (const int status = folklore::start(argc, argv, program, json_path)) return status;
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
   cublasHandle_t handle;
@@ -145,5 +132,5 @@ int main(int argc, char** argv) {
   }
   for (int l = 0; l <= layers; ++l) CHECK(cudaFree(act[l]));
   CHECK(cudaStreamDestroy(stream));
-  return finish(json_path, 0);
+  return folklore::finish(json_path, 0, print_findings);
 }

@@ -30,7 +30,6 @@
 namespace {
 
 using folklore::check;
-using folklore::find;
 using folklore::first_vs_steady;
 using folklore::fmt;
 
@@ -57,10 +56,10 @@ const char* const variant_sites[] = {"SGEMM fp32 4096^3", "GemmEx tf32 4096^3", 
                                      "GemmEx bf16 4096^3"};
 
 void print_findings(const warmup::report& r) {
-  if (const auto* c = find(r, warmup::op_kind::region, create_site))
+  if (const auto* c = r.find(warmup::op_kind::region, create_site))
     std::cout << "finding: cublasCreate costs " << fmt(c->host.first) << " once\n";
   for (const char* name : variant_sites) {
-    const auto* s = find(r, warmup::op_kind::launch, name);
+    const auto* s = r.find(warmup::op_kind::launch, name);
     if (s == nullptr) continue;
     std::cout << "finding: the first " << name << " call is cold on the host: " << first_vs_steady(s->host);
     if (s->device && s->device->steady) {
@@ -73,23 +72,11 @@ void print_findings(const warmup::report& r) {
   }
 }
 
-int finish(const char* json_path, int status) { return folklore::finish(json_path, status, print_findings); }
-
 }  // namespace
 
 int main(int argc, char** argv) {
   const char* json_path = nullptr;
-  if (!folklore::parse_args(argc, argv, program, json_path)) return 2;
-
-  bool gpu = false;
-  {
-    warmup::context_scope init{"cudaSetDevice + cudaFree(0)"};
-    gpu = check(cudaSetDevice(0), "cudaSetDevice(0)") && check(cudaFree(nullptr), "cudaFree(0)");
-  }
-  if (!gpu) {
-    std::fprintf(stderr, "%s: no usable GPU\n", program);
-    return 77;
-  }
+  if (const int status = folklore::start(argc, argv, program, json_path)) return status;
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
   cublasHandle_t handle;
@@ -152,5 +139,5 @@ int main(int argc, char** argv) {
   for (void* p : {(void*)a32, (void*)b32, (void*)c32, (void*)a16, (void*)b16, (void*)c16, (void*)abf, (void*)bbf, (void*)cbf})
     CHECK(cudaFree(p));
   CHECK(cudaStreamDestroy(stream));
-  return finish(json_path, 0);
+  return folklore::finish(json_path, 0, print_findings);
 }

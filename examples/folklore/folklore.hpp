@@ -20,25 +20,32 @@ namespace folklore {
 
 inline const char* program_name = "folklore";  // set by parse_args, used in messages
 
-// "PROGRAM [--json FILE]"; false (after the usage line) on anything else.
-inline bool parse_args(int argc, char** argv, const char* program, const char*& json_path) {
-  program_name = program;
-  json_path = nullptr;
-  if (argc == 3 && std::strcmp(argv[1], "--json") == 0) json_path = argv[2];
-  else if (argc != 1) return std::fprintf(stderr, "usage: %s [--json FILE]\n", argv[0]), false;
-  return true;
-}
-
 inline bool check(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return true;
   std::fprintf(stderr, "%s: %s failed: %s\n", program_name, what, cudaGetErrorString(e));
   return false;
 }
 
-inline const warmup::site_report* find(const warmup::report& r, warmup::op_kind op, std::string_view name) {
-  for (const warmup::site_report& s : r.sites)
-    if (s.op == op && s.name == name) return &s;
-  return nullptr;
+// The opening of every example: "PROGRAM [--json FILE]", then the device's context made in its
+// own scope (the site "cudaSetDevice + cudaFree(0)"), so that nothing measured after it pays
+// for it. Returns 0, or the status to exit with: 2 on a bad command line (after the usage
+// line), 77 where no GPU can be used.
+inline int start(int argc, char** argv, const char* program, const char*& json_path) {
+  program_name = program;
+  json_path = nullptr;
+  if (argc == 3 && std::strcmp(argv[1], "--json") == 0) json_path = argv[2];
+  else if (argc != 1) return std::fprintf(stderr, "usage: %s [--json FILE]\n", argv[0]), 2;
+  bool gpu = false;
+  {
+    // Under CUDA_MODULE_LOADING=EAGER, this is where every module of the program is loaded.
+    warmup::context_scope init{"cudaSetDevice + cudaFree(0)"};
+    gpu = check(cudaSetDevice(0), "cudaSetDevice(0)") && check(cudaFree(nullptr), "cudaFree(0)");
+  }
+  if (!gpu) {
+    std::fprintf(stderr, "%s: no usable GPU\n", program);
+    return 77;
+  }
+  return 0;
 }
 
 // 1234567 ns -> "1.23 ms".
@@ -82,8 +89,8 @@ int finish(const char* json_path, int status, Findings&& print_findings) {
 }  // namespace folklore
 
 // On a failed CUDA (or cuBLAS) call: say which, print the report so far, exit 1. Needs
-// `json_path` and `finish` where it is used.
-#define CHECK(call)                                          \
-  do {                                                       \
-    if (!check((call), #call)) return finish(json_path, 1); \
+// `json_path` and the example's `print_findings` where it is used.
+#define CHECK(call)                                                                   \
+  do {                                                                                \
+    if (!check((call), #call)) return folklore::finish(json_path, 1, print_findings); \
   } while (0)

@@ -30,7 +30,6 @@
 namespace {
 
 using folklore::check;
-using folklore::find;
 using folklore::first_vs_steady;
 using folklore::fmt;
 
@@ -53,17 +52,17 @@ const char* const graph_site = "cudaGraphLaunch (20 kernels)";
 
 void print_findings(const warmup::report& r) {
   using warmup::op_kind;
-  const auto* st = find(r, op_kind::region, stream_site);
-  const auto* gl = find(r, op_kind::launch, graph_site);
+  const auto* st = r.find(op_kind::region, stream_site);
+  const auto* gl = r.find(op_kind::launch, graph_site);
   for (const auto* s : {st, gl}) {
     if (s == nullptr) continue;
     std::cout << "finding: " << s->name << ", host: " << first_vs_steady(s->host);
     if (s->device) std::cout << "; device: " << first_vs_steady(*s->device);
     std::cout << '\n';
   }
-  const auto* cap = find(r, op_kind::region, capture_site);
-  const auto* ins = find(r, op_kind::region, instantiate_site);
-  const auto* up = find(r, op_kind::region, upload_site);
+  const auto* cap = r.find(op_kind::region, capture_site);
+  const auto* ins = r.find(op_kind::region, instantiate_site);
+  const auto* up = r.find(op_kind::region, upload_site);
   if (!cap || !ins || !up) return;
   const std::chrono::nanoseconds setup = cap->host.first + ins->host.first + up->host.first;
   std::cout << "finding: building the graph costs once: capture " << fmt(cap->host.first) << " + instantiate "
@@ -76,23 +75,11 @@ void print_findings(const warmup::report& r) {
   }
 }
 
-int finish(const char* json_path, int status) { return folklore::finish(json_path, status, print_findings); }
-
 }  // namespace
 
 int main(int argc, char** argv) {
   const char* json_path = nullptr;
-  if (!folklore::parse_args(argc, argv, program, json_path)) return 2;
-
-  bool gpu = false;
-  {
-    warmup::context_scope init{"cudaSetDevice + cudaFree(0)"};
-    gpu = check(cudaSetDevice(0), "cudaSetDevice(0)") && check(cudaFree(nullptr), "cudaFree(0)");
-  }
-  if (!gpu) {
-    std::fprintf(stderr, "%s: no usable GPU\n", program);
-    return 77;
-  }
+  if (const int status = folklore::start(argc, argv, program, json_path)) return status;
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   float* x = nullptr;
@@ -151,11 +138,11 @@ int main(int argc, char** argv) {
   CHECK(cudaMemcpy(&x0, x, sizeof x0, cudaMemcpyDeviceToHost));
   if (x0 != float(2 * launches * chain)) {
     std::fprintf(stderr, "%s: wrong result %g, expected %d\n", program, double(x0), 2 * launches * chain);
-    return finish(json_path, 1);
+    return folklore::finish(json_path, 1, print_findings);
   }
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphDestroy(graph));
   CHECK(cudaFree(x));
   CHECK(cudaStreamDestroy(stream));
-  return finish(json_path, 0);
+  return folklore::finish(json_path, 0, print_findings);
 }

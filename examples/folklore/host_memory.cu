@@ -29,7 +29,6 @@
 namespace {
 
 using folklore::check;
-using folklore::find;
 using folklore::first_vs_steady;
 using folklore::fmt;
 
@@ -56,48 +55,36 @@ const char* const touched_site = "H2D 64 MiB from touched malloc pages";
 
 void print_findings(const warmup::report& r) {
   using warmup::op_kind;
-  const auto* mh = find(r, op_kind::alloc, malloc_host_site);
-  const auto* reg = find(r, op_kind::alloc, register_site);
+  const auto* mh = r.find(op_kind::alloc, malloc_host_site);
+  const auto* reg = r.find(op_kind::alloc, register_site);
   if (mh && reg)
     std::cout << "finding: pinning host memory costs time up front: cudaMallocHost(256 MiB) " << fmt(mh->host.first)
               << ", cudaHostRegister(256 MiB) " << fmt(reg->host.first) << '\n';
   const struct { const char* what; op_kind op; const char* pageable; const char* pinned; } pairs[] = {
       {"H2D", op_kind::h2d, h2d_pageable, h2d_pinned}, {"D2H", op_kind::d2h, d2h_pageable, d2h_pinned}};
   for (const auto& p : pairs) {
-    const auto* pg = find(r, p.op, p.pageable);
-    const auto* pn = find(r, p.op, p.pinned);
+    const auto* pg = r.find(p.op, p.pageable);
+    const auto* pn = r.find(p.op, p.pinned);
     if (!pg || !pn) continue;
     std::cout << "finding: pinned " << p.what << " copies are faster: steady " << gbps(pn) << " pinned vs "
               << gbps(pg) << " pageable (device p50 " << (pn->device && pn->device->steady ? fmt(pn->device->steady->p50) : "-")
               << " vs " << (pg->device && pg->device->steady ? fmt(pg->device->steady->p50) : "-")
               << "); first pinned copy " << fmt(pn->host.first) << ", first pageable " << fmt(pg->host.first) << '\n';
   }
-  const auto* un = find(r, op_kind::h2d, untouched_site);
-  const auto* to = find(r, op_kind::h2d, touched_site);
-  const auto* pg = find(r, op_kind::h2d, h2d_pageable);
+  const auto* un = r.find(op_kind::h2d, untouched_site);
+  const auto* to = r.find(op_kind::h2d, touched_site);
+  const auto* pg = r.find(op_kind::h2d, h2d_pageable);
   if (un && to)
     std::cout << "finding: a copy from never-written pages pays for mapping them: untouched " << fmt(un->host.first)
               << " vs touched " << fmt(to->host.first) << " (steady pageable "
               << (pg && pg->host.steady ? fmt(pg->host.steady->p50) : "-") << ")\n";
 }
 
-int finish(const char* json_path, int status) { return folklore::finish(json_path, status, print_findings); }
-
 }  // namespace
 
 int main(int argc, char** argv) {
   const char* json_path = nullptr;
-  if (!folklore::parse_args(argc, argv, program, json_path)) return 2;
-
-  bool gpu = false;
-  {
-    warmup::context_scope init{"cudaSetDevice + cudaFree(0)"};
-    gpu = check(cudaSetDevice(0), "cudaSetDevice(0)") && check(cudaFree(nullptr), "cudaFree(0)");
-  }
-  if (!gpu) {
-    std::fprintf(stderr, "%s: no usable GPU\n", program);
-    return 77;
-  }
+  if (const int status = folklore::start(argc, argv, program, json_path)) return status;
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
   void* device = nullptr;
@@ -113,7 +100,7 @@ int main(int argc, char** argv) {
   void* registered = std::aligned_alloc(4096, pin_bytes);
   if (registered == nullptr) {
     std::fprintf(stderr, "%s: out of host memory\n", program);
-    return finish(json_path, 1);
+    return folklore::finish(json_path, 1, print_findings);
   }
   {
     warmup::alloc_scope a{register_site, pin_bytes};
@@ -137,11 +124,11 @@ int main(int argc, char** argv) {
   const struct { const char* site; void* host; } h2d[] = {{h2d_pageable, pageable.data()}, {h2d_pinned, pinned}};
   for (const auto& c : h2d)
     for (int i = 0; i < copies; ++i)
-      if (!copy(warmup::op::h2d{}, c.site, device, c.host, cudaMemcpyHostToDevice)) return finish(json_path, 1);
+      if (!copy(warmup::op::h2d{}, c.site, device, c.host, cudaMemcpyHostToDevice)) return folklore::finish(json_path, 1, print_findings);
   const struct { const char* site; void* host; } d2h[] = {{d2h_pageable, pageable.data()}, {d2h_pinned, pinned}};
   for (const auto& c : d2h)
     for (int i = 0; i < copies; ++i)
-      if (!copy(warmup::op::d2h{}, c.site, c.host, device, cudaMemcpyDeviceToHost)) return finish(json_path, 1);
+      if (!copy(warmup::op::d2h{}, c.site, c.host, device, cudaMemcpyDeviceToHost)) return folklore::finish(json_path, 1, print_findings);
 
   // Fresh malloc memory (64 MiB comes straight from mmap): its pages do not exist until touched.
   // The first buffer is copied as it comes, the second after being written once.
@@ -149,17 +136,17 @@ int main(int argc, char** argv) {
   void* touched = std::malloc(copy_bytes);
   if (untouched == nullptr || touched == nullptr) {
     std::fprintf(stderr, "%s: out of host memory\n", program);
-    return finish(json_path, 1);
+    return folklore::finish(json_path, 1, print_findings);
   }
   std::memset(touched, 2, copy_bytes);
   if (!copy(warmup::op::h2d{}, untouched_site, device, untouched, cudaMemcpyHostToDevice) ||
       !copy(warmup::op::h2d{}, touched_site, device, touched, cudaMemcpyHostToDevice))
-    return finish(json_path, 1);
+    return folklore::finish(json_path, 1, print_findings);
   std::free(untouched);
   std::free(touched);
 
   CHECK(cudaFreeHost(pinned));
   CHECK(cudaFree(device));
   CHECK(cudaStreamDestroy(stream));
-  return finish(json_path, 0);
+  return folklore::finish(json_path, 0, print_findings);
 }

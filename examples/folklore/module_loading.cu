@@ -39,7 +39,6 @@
 namespace {
 
 using folklore::check;
-using folklore::find;
 using folklore::first_vs_steady;
 using folklore::fmt;
 
@@ -73,11 +72,11 @@ const char* env(const char* name, const char* unset) {
 
 void print_findings(const warmup::report& r) {
   const char* mode = env("CUDA_MODULE_LOADING", "LAZY (default)");
-  if (const auto* init = find(r, warmup::op_kind::context, "cudaSetDevice + cudaFree(0)"))
+  if (const auto* init = r.find(warmup::op_kind::context, "cudaSetDevice + cudaFree(0)"))
     std::cout << "finding: creating the context (" << mode << "): " << fmt(init->host.first) << " once\n";
   std::chrono::nanoseconds first_sum{}, steady_sum{};
   for (const char* name : kernel_sites) {
-    const auto* s = find(r, warmup::op_kind::launch, name);
+    const auto* s = r.find(warmup::op_kind::launch, name);
     if (s == nullptr) continue;
     std::cout << "finding: the first " << name << " waits on the host (" << mode << "): " << first_vs_steady(s->host);
     if (s->device && s->device->steady)
@@ -90,13 +89,10 @@ void print_findings(const warmup::report& r) {
             << "): first " << fmt(first_sum) << " vs steady " << fmt(steady_sum) << '\n';
 }
 
-int finish(const char* json_path, int status) { return folklore::finish(json_path, status, print_findings); }
-
 }  // namespace
 
 int main(int argc, char** argv) {
   const char* json_path = nullptr;
-  if (!folklore::parse_args(argc, argv, program, json_path)) return 2;
 
   // What this run is: the loading mode and JIT cache come from the environment.
   std::printf("CUDA_MODULE_LOADING=%s\n", env("CUDA_MODULE_LOADING", "(unset: LAZY, the default since CUDA 12.2)"));
@@ -104,17 +100,7 @@ int main(int argc, char** argv) {
               env("CUDA_CACHE_PATH", "(unset)"));
   std::printf("build: %s\n", FOLKLORE_PTX_ONLY ? "PTX only (compute_90, no SASS): the driver JIT-compiles at load"
                                                : "SASS for the target GPU (and PTX for newer ones)");
-
-  bool gpu = false;
-  {
-    // Under EAGER, this is where every module of the program is loaded (and JIT-compiled).
-    warmup::context_scope init{"cudaSetDevice + cudaFree(0)"};
-    gpu = check(cudaSetDevice(0), "cudaSetDevice(0)") && check(cudaFree(nullptr), "cudaFree(0)");
-  }
-  if (!gpu) {
-    std::fprintf(stderr, "%s: no usable GPU\n", program);
-    return 77;
-  }
+  if (const int status = folklore::start(argc, argv, program, json_path)) return status;
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
   float *x = nullptr, *y = nullptr;
@@ -154,10 +140,10 @@ int main(int argc, char** argv) {
   CHECK(cudaMemcpy(&y0, y, sizeof y0, cudaMemcpyDeviceToHost));
   if (y0 != float(rounds)) {
     std::fprintf(stderr, "%s: wrong result %g, expected %d\n", program, double(y0), rounds);
-    return finish(json_path, 1);
+    return folklore::finish(json_path, 1, print_findings);
   }
   CHECK(cudaFree(x));
   CHECK(cudaFree(y));
   CHECK(cudaStreamDestroy(stream));
-  return finish(json_path, 0);
+  return folklore::finish(json_path, 0, print_findings);
 }

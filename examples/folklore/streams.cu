@@ -29,7 +29,6 @@
 namespace {
 
 using folklore::check;
-using folklore::find;
 using folklore::first_vs_steady;
 using folklore::fmt;
 
@@ -57,8 +56,8 @@ const char* const kernel_sites[] = {"process chunk, 1 stream", "process chunk, 2
 const char* const d2h_sites[] = {"D2H 4 MiB chunk, 1 stream", "D2H 4 MiB chunk, 2 streams"};
 
 void print_findings(const warmup::report& r) {
-  const auto* one = find(r, warmup::op_kind::region, pipeline_sites[0]);
-  const auto* two = find(r, warmup::op_kind::region, pipeline_sites[1]);
+  const auto* one = r.find(warmup::op_kind::region, pipeline_sites[0]);
+  const auto* two = r.find(warmup::op_kind::region, pipeline_sites[1]);
   for (const auto* s : {one, two})
     if (s && s->device)
       std::cout << "finding: " << s->name << " on the device: " << first_vs_steady(*s->device) << '\n';
@@ -69,30 +68,18 @@ void print_findings(const warmup::report& r) {
     std::cout << "finding: overlapping copies and kernels over two streams: steady " << fmt(one->device->steady->p50)
               << " on 1 stream vs " << fmt(two->device->steady->p50) << " on 2 streams (" << speedup << " speed-up)\n";
   }
-  const auto* k1 = find(r, warmup::op_kind::launch, kernel_sites[0]);
-  const auto* k2 = find(r, warmup::op_kind::launch, kernel_sites[1]);
+  const auto* k1 = r.find(warmup::op_kind::launch, kernel_sites[0]);
+  const auto* k2 = r.find(warmup::op_kind::launch, kernel_sites[1]);
   if (k1 && k2 && k1->device && k2->device && k1->device->steady && k2->device->steady)
     std::cout << "finding: one chunk's kernel, alone vs overlapped with copies: steady "
               << fmt(k1->device->steady->p50) << " alone vs " << fmt(k2->device->steady->p50) << " overlapped\n";
 }
 
-int finish(const char* json_path, int status) { return folklore::finish(json_path, status, print_findings); }
-
 }  // namespace
 
 int main(int argc, char** argv) {
   const char* json_path = nullptr;
-  if (!folklore::parse_args(argc, argv, program, json_path)) return 2;
-
-  bool gpu = false;
-  {
-    warmup::context_scope init{"cudaSetDevice + cudaFree(0)"};
-    gpu = check(cudaSetDevice(0), "cudaSetDevice(0)") && check(cudaFree(nullptr), "cudaFree(0)");
-  }
-  if (!gpu) {
-    std::fprintf(stderr, "%s: no usable GPU\n", program);
-    return 77;
-  }
+  if (const int status = folklore::start(argc, argv, program, json_path)) return status;
   cudaStream_t streams[2];
   CHECK(cudaStreamCreateWithFlags(&streams[0], cudaStreamNonBlocking));
   CHECK(cudaStreamCreateWithFlags(&streams[1], cudaStreamNonBlocking));
@@ -151,7 +138,7 @@ int main(int argc, char** argv) {
     const float want = process_one(host_in[i]);
     if (std::fabs(host_out[i] - want) > 1e-3f * std::fabs(want) + 1e-3f) {
       std::fprintf(stderr, "%s: element %zu is %g, expected %g\n", program, i, double(host_out[i]), double(want));
-      return finish(json_path, 1);
+      return folklore::finish(json_path, 1, print_findings);
     }
   }
 
@@ -163,5 +150,5 @@ int main(int argc, char** argv) {
   CHECK(cudaEventDestroy(join));
   CHECK(cudaStreamDestroy(streams[0]));
   CHECK(cudaStreamDestroy(streams[1]));
-  return finish(json_path, 0);
+  return folklore::finish(json_path, 0, print_findings);
 }

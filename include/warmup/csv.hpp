@@ -5,9 +5,12 @@
 
 #include "warmup/config.hpp"
 
+#include <chrono>
 #include <optional>
 #include <string>
+#include <type_traits>
 
+#include "warmup/detail/fields.hpp"
 #include "warmup/detail/text.hpp"
 #include "warmup/report.hpp"
 
@@ -36,18 +39,22 @@ class csv_row {
     }
     out_ += '"';
   }
-  void number(std::uint64_t v) { sep(), out_ += std::to_string(v); }
-  void number(std::optional<std::chrono::nanoseconds> v) {
-    sep();
-    if (v) out_ += std::to_string(v->count());
-  }
-  void number(std::optional<std::uint64_t> v) {
-    sep();
-    if (v) out_ += std::to_string(*v);
-  }
-  void number(std::optional<double> v) {
-    sep();
-    if (v) append_json_number(out_, *v);
+  /// A cell of any scalar report value (durations as integer nanoseconds); an empty one for
+  /// a value that does not exist.
+  template <class T>
+  void cell(const T* v) {
+    if (v == nullptr) return text({});
+    if constexpr (std::is_same_v<T, std::string>) {
+      text(*v);
+    } else if constexpr (std::is_enum_v<T>) {
+      text(to_string(*v));
+    } else {
+      sep();
+      if constexpr (std::is_same_v<T, std::chrono::nanoseconds>) out_ += std::to_string(v->count());
+      else if constexpr (std::is_same_v<T, bool>) out_ += *v ? "true" : "false";
+      else if constexpr (std::is_same_v<T, double>) append_json_number(out_, *v);
+      else out_ += std::to_string(*v);
+    }
   }
 
  private:
@@ -59,19 +66,24 @@ class csv_row {
   bool first_ = true;
 };
 
-inline void csv_timing(csv_row& row, const timing* t) {
-  using ns = std::optional<std::chrono::nanoseconds>;
-  const steady_state* s = t != nullptr && t->steady ? &*t->steady : nullptr;
-  const auto steady = [&](std::chrono::nanoseconds steady_state::*m) { return s ? ns{s->*m} : ns{}; };
-  row.number(t ? ns{t->first} : ns{});
-  row.number(t ? std::optional<std::uint64_t>(t->warmup_calls) : std::nullopt);
-  for (auto m : {&steady_state::p50, &steady_state::p90, &steady_state::p99, &steady_state::p999,
-                 &steady_state::min, &steady_state::max, &steady_state::mean, &steady_state::stddev})
-    row.number(steady(m));
-  row.number(t ? t->first_call_excess : ns{});
-  row.number(t ? ns{t->warmup_excess} : ns{});
-  row.number(t ? std::optional<std::uint64_t>(t->cold_recurrences) : std::nullopt);
-  row.number(t ? ns{t->cold_excess} : ns{});
+/// A record's columns flattened, nested records by their dotted path ("host.steady.p50"), lists
+/// left out (a cell holds one value): the header, or a record's cells (all
+/// empty for an absent record).
+template <class T>
+void csv_record(csv_row& row, const T* r, bool header, const std::string& prefix = {}) {
+  for_each_field_of(r, [&](const char* name, const auto* v) {
+    using V = std::decay_t<decltype(*v)>;
+    if constexpr (is_optional<V>) {
+      using U = typename V::value_type;
+      const U* u = v != nullptr && *v ? &**v : nullptr;
+      if constexpr (is_record<U>) csv_record(row, u, header, prefix + name + ".");
+      else if constexpr (!is_vector<U>) header ? row.text(prefix + name) : row.cell(u);
+    } else if constexpr (is_record<V>) {
+      csv_record(row, v, header, prefix + name + ".");
+    } else if constexpr (!is_vector<V>) {
+      header ? row.text(prefix + name) : row.cell(v);
+    }
+  });
 }
 
 }  // namespace detail
@@ -82,12 +94,11 @@ WARMUP_BEGIN_NAMESPACE
 /// @brief The report as CSV: a header row, then one row per site (RFC 4180: CRLF line ends,
 /// fields with commas, quotes or line breaks quoted, quotes doubled; always valid UTF-8).
 ///
-/// Durations are integer nanoseconds; an empty cell is a figure that does not exist (no steady
-/// state, no device time). Columns: name, op, calls, then for `host_` and `device_`: first,
-/// warmup_calls, p50, p90, p99, p999, min, max, mean, stddev, first_call_excess, warmup_excess,
-/// cold_calls, cold_excess; then bytes_first, bytes_total, first_gbps, steady_gbps, mean_gbps,
-/// gbps_clock (host or device; empty where there is no bandwidth), device_captured,
-/// device_unavailable, device_dropped, device_sampled_out, exceptions.
+/// The columns are the JSON site object's fields flattened, each named by its dotted path
+/// (`name`, `op`, `calls`, `host.first`, `host.steady.p50`, `device.steady.p50_low`,
+/// `bytes.steady_gbps`, `device_untimed.captured`, ...; README, "JSON schema"), with
+/// the lists (`notes`) left out. Durations are integer nanoseconds; an empty cell is a figure
+/// that does not exist (no steady state, no device time).
 /// \code
 ///   std::ofstream("report.csv") << warmup::to_csv(warmup::snapshot());
 ///   // pandas.read_csv("report.csv")
@@ -96,35 +107,11 @@ inline std::string to_csv(const report& r) {
   std::string out;
   {
     detail::csv_row head(out);
-    for (const char* h : {"name", "op", "calls"}) head.text(h);
-    for (const char* clock : {"host_", "device_"})
-      for (const char* f : {"first_ns", "warmup_calls", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "min_ns", "max_ns",
-                            "mean_ns", "stddev_ns", "first_call_excess_ns", "warmup_excess_ns", "cold_calls",
-                            "cold_excess_ns"})
-        head.text(std::string(clock) + f);
-    for (const char* h : {"bytes_first", "bytes_total", "first_gbps", "steady_gbps", "mean_gbps", "gbps_clock", "device_captured",
-                          "device_unavailable", "device_dropped", "device_sampled_out", "exceptions"})
-      head.text(h);
+    detail::csv_record<site_report>(head, nullptr, true);
   }
   for (const site_report& s : r.sites) {
     detail::csv_row row(out);
-    row.text(s.name);
-    row.text(to_string(s.op));
-    row.number(s.calls);
-    detail::csv_timing(row, &s.host);
-    detail::csv_timing(row, s.device ? &*s.device : nullptr);
-    const transfer* b = s.bytes ? &*s.bytes : nullptr;
-    row.number(b ? std::optional<std::uint64_t>(b->bytes_first) : std::nullopt);
-    row.number(b ? std::optional<std::uint64_t>(b->bytes_total) : std::nullopt);
-    row.number(b ? b->first_gbps : std::nullopt);
-    row.number(b ? b->steady_gbps : std::nullopt);
-    row.number(b ? b->mean_gbps : std::nullopt);
-    row.text(b && b->gbps_clock ? to_string(*b->gbps_clock) : std::string_view{});
-    row.number(s.device_captured);
-    row.number(s.device_unavailable);
-    row.number(s.device_dropped);
-    row.number(s.device_sampled_out);
-    row.number(s.exceptions);
+    detail::csv_record(row, &s, false);
   }
   return out;
 }

@@ -1,12 +1,16 @@
 /// @file
-/// @brief `warmup::to_json`: the report as one line of JSON (schema `warmup.report/1`).
+/// @brief `warmup::to_json`: the report as one line of JSON (schema `warmup.report/2`).
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
 
+#include <chrono>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
+#include "warmup/detail/fields.hpp"
 #include "warmup/detail/text.hpp"
 #include "warmup/report.hpp"
 
@@ -50,62 +54,36 @@ class json_out {
   bool fresh_ = true;
 };
 
-inline void write_ns(json_out& j, const char* k, std::chrono::nanoseconds d) {
-  j.key(k);
-  j.value(static_cast<long long>(d.count()));
-}
-
-inline void write_timing(json_out& j, const char* k, const timing* t) {
-  j.key(k);
-  if (t == nullptr) return j.null();
-  j.open('{');
-  j.key("calls"), j.value(t->calls);
-  write_ns(j, "first", t->first);
-  j.key("warmup_calls"), j.value(t->warmup_calls);
-  write_ns(j, "total", t->total);
-  j.key("first_call_excess");
-  if (t->first_call_excess) j.value(static_cast<long long>(t->first_call_excess->count()));
-  else j.null();
-  write_ns(j, "warmup_excess", t->warmup_excess);
-  j.key("cold_recurrences");
-  j.open('{');
-  j.key("calls"), j.value(t->cold_recurrences);
-  write_ns(j, "excess", t->cold_excess);
-  j.close('}');
-  j.key("steady");
-  if (!t->steady) {
-    j.null();
-  } else {
-    const steady_state& s = *t->steady;
+/// Any report value as JSON: records (detail/fields.hpp) as objects keyed by field name,
+/// durations as integer nanoseconds, enums by name, absent optionals as null.
+template <class T>
+void write_value(json_out& j, const T& v) {
+  if constexpr (is_record<T>) {
     j.open('{');
-    j.key("calls"), j.value(s.calls);
-    write_ns(j, "p50", s.p50);
-    write_ns(j, "p90", s.p90);
-    write_ns(j, "p99", s.p99);
-    write_ns(j, "p999", s.p999);
-    write_ns(j, "min", s.min);
-    write_ns(j, "max", s.max);
-    write_ns(j, "mean", s.mean);
-    write_ns(j, "stddev", s.stddev);
-    j.key("p50_ci95");
-    if (s.p50_low && s.p50_high) {
-      j.open('[');
-      j.value(static_cast<long long>(s.p50_low->count()));
-      j.value(static_cast<long long>(s.p50_high->count()));
-      j.close(']');
-    } else {
-      j.null();
-    }
-    j.key("enough_calls"), j.value(s.enough_calls);
+    for_each_field(v, [&](const char* name, const auto& x) {
+      j.key(name);
+      write_value(j, x);
+    });
     j.close('}');
+  } else if constexpr (is_optional<T>) {
+    if (v) write_value(j, *v);
+    else j.null();
+  } else if constexpr (is_vector<T>) {
+    j.open('[');
+    for (const auto& x : v) write_value(j, x);
+    j.close(']');
+  } else if constexpr (std::is_same_v<T, std::chrono::nanoseconds>) {
+    j.value(static_cast<long long>(v.count()));
+  } else if constexpr (std::is_enum_v<T>) {
+    j.value(to_string(v));
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    j.value(std::string_view{v});
+  } else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, double> || std::is_same_v<T, int>) {
+    j.value(v);
+  } else {
+    static_assert(std::is_same_v<T, std::uint64_t>, "warmup: a report field of a type the JSON writer does not know");
+    j.value(v);
   }
-  j.close('}');
-}
-
-inline void write_optional(json_out& j, const char* k, const std::optional<double>& v) {
-  j.key(k);
-  if (v) j.value(*v);
-  else j.null();
 }
 
 }  // namespace detail
@@ -113,9 +91,14 @@ WARMUP_END_NAMESPACE
 
 WARMUP_BEGIN_NAMESPACE
 
-/// @brief The report as one line of JSON, schema `warmup.report/1` (README, "JSON schema").
+/// @brief The schema name every JSON report carries first, under "schema".
+inline constexpr std::string_view json_schema = "warmup.report/2";
+
+/// @brief The report as one line of JSON, schema `warmup.report/2` (README, "JSON schema").
 ///
-/// Durations are integer nanoseconds; absent figures are `null`, never invented. Names are
+/// Each key is the name of the report field it holds (report.hpp); `first_calls` and `timeline`
+/// go to the trace and the picture instead. Durations are integer nanoseconds; absent figures
+/// are `null`, never invented. Names are
 /// escaped and repaired (invalid UTF-8 becomes U+FFFD), so any name gives valid JSON.
 /// \code
 ///   std::ofstream("report.json") << warmup::to_json(warmup::snapshot()) << '\n';
@@ -123,81 +106,11 @@ WARMUP_BEGIN_NAMESPACE
 inline std::string to_json(const report& r) {
   detail::json_out j;
   j.open('{');
-  j.key("schema"), j.value(std::string_view{"warmup.report/1"});
-  j.key("enabled"), j.value(r.enabled);
-  j.key("device");
-  if (!r.device) {
-    j.null();
-  } else {
-    const device_description& d = *r.device;
-    j.open('{');
-    j.key("index"), j.value(d.index);
-    j.key("name"), j.value(std::string_view{d.name});
-    j.key("compute_capability"), j.value(std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor));
-    j.key("multiprocessors"), j.value(d.multiprocessors);
-    j.key("memory_bytes"), j.value(d.memory_bytes);
-    j.key("event_pair_floor_ns");
-    if (d.event_pair_floor) j.value(static_cast<long long>(d.event_pair_floor->count()));
-    else j.null();
-    j.key("driver_version"), j.value(d.driver_version);
-    j.key("runtime_version"), j.value(d.runtime_version);
-    j.close('}');
-  }
-  j.key("device_status"), j.value(std::string_view{r.device_status});
-  j.key("device_pending"), j.value(r.device_pending);
-  j.key("library");
-  j.open('{');
-  detail::write_ns(j, "nvtx_init_ns", r.library.nvtx_init);
-  detail::write_ns(j, "event_pools_ns", r.library.event_pools);
-  j.key("event_pairs"), j.value(r.library.event_pairs);
-  j.key("site_bytes"), j.value(r.library.site_bytes);
-  detail::write_ns(j, "device_probe_ns", r.library.device_probe);
-  j.close('}');
-  j.key("notices");
-  j.open('[');
-  for (const auto& n : r.notices) j.value(std::string_view{n});
-  j.close(']');
-  j.key("sites");
-  j.open('[');
-  for (const site_report& s : r.sites) {
-    j.open('{');
-    j.key("name"), j.value(std::string_view{s.name});
-    j.key("op"), j.value(to_string(s.op));
-    j.key("calls"), j.value(s.calls);
-    detail::write_timing(j, "host_ns", &s.host);
-    detail::write_timing(j, "device_ns", s.device ? &*s.device : nullptr);
-    j.key("bytes");
-    if (!s.bytes) {
-      j.null();
-    } else {
-      j.open('{');
-      j.key("first"), j.value(s.bytes->bytes_first);
-      j.key("total"), j.value(s.bytes->bytes_total);
-      detail::write_optional(j, "first_gbps", s.bytes->first_gbps);
-      j.key("sizes_vary"), j.value(s.bytes->sizes_vary);
-      detail::write_optional(j, "steady_gbps", s.bytes->steady_gbps);
-      detail::write_optional(j, "mean_gbps", s.bytes->mean_gbps);
-      j.key("total_saturated"), j.value(s.bytes->total_saturated);
-      j.key("gbps_clock");
-      if (s.bytes->gbps_clock) j.value(to_string(*s.bytes->gbps_clock));
-      else j.null();
-      j.close('}');
-    }
-    j.key("device_untimed");
-    j.open('{');
-    j.key("captured"), j.value(s.device_captured);
-    j.key("unavailable"), j.value(s.device_unavailable);
-    j.key("dropped"), j.value(s.device_dropped);
-    j.key("sampled_out"), j.value(s.device_sampled_out);
-    j.close('}');
-    j.key("exceptions"), j.value(s.exceptions);
-    j.key("notes");
-    j.open('[');
-    for (const auto& n : s.notes) j.value(std::string_view{n});
-    j.close(']');
-    j.close('}');
-  }
-  j.close(']');
+  j.key("schema"), j.value(std::string_view{json_schema});
+  detail::for_each_field(r, [&](const char* name, const auto& x) {
+    j.key(name);
+    detail::write_value(j, x);
+  });
   j.close('}');
   return std::move(j.text);
 }

@@ -3,6 +3,7 @@
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -20,6 +21,31 @@ enum class op_kind : std::uint8_t { context, alloc, h2d, d2h, d2d, launch, regio
 
 /// @brief Number of operation kinds (for tables indexed by `op_kind`).
 inline constexpr std::size_t op_kind_count = 7;
+static_assert(static_cast<std::size_t>(op_kind::region) + 1 == op_kind_count,
+              "warmup: op_kind_count must follow the last operation kind");
+
+namespace detail {
+/// A table indexed by `op_kind`: each entry names its kind, so a table out of the enum's
+/// order or missing a kind fails to compile (detail::in_kind_order) instead of mislabelling.
+template <class T>
+struct per_kind {
+  op_kind kind;
+  T value;
+};
+template <class T, std::size_t N>
+constexpr bool in_kind_order(const per_kind<T> (&table)[N]) noexcept {
+  if (N != op_kind_count) return false;
+  for (std::size_t i = 0; i < N; ++i)
+    if (static_cast<std::size_t>(table[i].kind) != i) return false;
+  return true;
+}
+
+inline constexpr per_kind<std::string_view> kind_names[] = {
+    {op_kind::context, "context"}, {op_kind::alloc, "alloc"},   {op_kind::h2d, "h2d"},       {op_kind::d2h, "d2h"},
+    {op_kind::d2d, "d2d"},         {op_kind::launch, "launch"}, {op_kind::region, "region"},
+};
+static_assert(in_kind_order(kind_names), "warmup: kind_names must list every op_kind, in order");
+}  // namespace detail
 
 /// @brief The short lower-case name of an operation kind, as used in NVTX, tables and JSON.
 /// Costs nothing at run time beyond a table read.
@@ -27,9 +53,7 @@ inline constexpr std::size_t op_kind_count = 7;
 ///   std::cout << warmup::to_string(warmup::op_kind::launch);  // "launch"
 /// \endcode
 constexpr std::string_view to_string(op_kind k) noexcept {
-  constexpr std::string_view names[op_kind_count] = {"context", "alloc",  "h2d",   "d2h",
-                                                     "d2d",     "launch", "region"};
-  return names[static_cast<std::size_t>(k)];
+  return detail::kind_names[static_cast<std::size_t>(k)].value;
 }
 
 /// @brief Tag types that select a scope's policy: `warmup::scope<warmup::op::h2d>`.

@@ -19,23 +19,30 @@
 ///   std::cout << warmup::to_json(r) << '\n';          // JSON for programs
 /// \endcode
 ///
-/// Headers, one concept each: op.hpp (operation kinds), scope.hpp (scopes and macros),
-/// report.hpp (the report's types), snapshot.hpp (`snapshot()`), cold.hpp (idle
-/// threshold and `expect_cold()`), print.hpp (table), json.hpp (JSON). Compile with
-/// `WARMUP_DISABLE` to remove every measurement while keeping every type.
+/// Headers, one concept each (docs/design.md follows one call through them):
+/// - op.hpp: operation kinds and their tags;
+/// - scope.hpp: scopes, their aliases, `WARMUP_SCOPE`, `warmup::timed`;
+/// - settings.hpp: every run-time setting, one to one with the `WARMUP_*` variables;
+/// - cold.hpp: `expect_cold()`;
+/// - report.hpp: the report's types; snapshot.hpp: `snapshot()`;
+/// - print.hpp (table), json.hpp (JSON), csv.hpp (CSV), trace.hpp (Chrome trace), svg.hpp
+///   (picture): the writers, pure functions of a report;
+/// - report_file.hpp: `report_formats`, `write_report`, `WARMUP_REPORT` destinations;
+/// - config.hpp: version, namespaces, `WARMUP_DISABLE`, which removes every measurement while
+///   keeping every type.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/cold.hpp"
 #include "warmup/config.hpp"
 #include "warmup/csv.hpp"
-#include "warmup/enable.hpp"
 #include "warmup/json.hpp"
 #include "warmup/op.hpp"
 #include "warmup/print.hpp"
 #include "warmup/report.hpp"
 #include "warmup/report_file.hpp"
 #include "warmup/scope.hpp"
+#include "warmup/settings.hpp"
 #include "warmup/snapshot.hpp"
 #include "warmup/svg.hpp"
 #include "warmup/trace.hpp"

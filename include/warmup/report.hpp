@@ -8,9 +8,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "warmup/config.hpp"
+#include "warmup/detail/fields.hpp"
 #include "warmup/op.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -36,6 +38,15 @@ struct steady_state {
   /// calls, where no such interval exists.
   std::optional<std::chrono::nanoseconds> p50_low, p50_high;
   bool enough_calls = false;  ///< calls >= enough
+
+  /// What the writers write, in order (detail/fields.hpp): the JSON key and CSV column of each.
+  static constexpr auto fields() {
+    using self = steady_state;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(calls), WARMUP_DETAIL_FIELD(p50), WARMUP_DETAIL_FIELD(p90),
+                           WARMUP_DETAIL_FIELD(p99), WARMUP_DETAIL_FIELD(p999), WARMUP_DETAIL_FIELD(min),
+                           WARMUP_DETAIL_FIELD(max), WARMUP_DETAIL_FIELD(mean), WARMUP_DETAIL_FIELD(stddev),
+                           WARMUP_DETAIL_FIELD(p50_low), WARMUP_DETAIL_FIELD(p50_high), WARMUP_DETAIL_FIELD(enough_calls));
+  }
 };
 
 /// @brief One clock domain (host or device) of one site.
@@ -59,6 +70,14 @@ struct timing {
   /// here and kept out of the steady figures.
   std::uint64_t cold_recurrences = 0;
   std::chrono::nanoseconds cold_excess{};  ///< their total excess over the steady p50
+
+  static constexpr auto fields() {
+    using self = timing;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(calls), WARMUP_DETAIL_FIELD(first), WARMUP_DETAIL_FIELD(warmup_calls),
+                           WARMUP_DETAIL_FIELD(total), WARMUP_DETAIL_FIELD(first_call_excess),
+                           WARMUP_DETAIL_FIELD(warmup_excess), WARMUP_DETAIL_FIELD(cold_recurrences),
+                           WARMUP_DETAIL_FIELD(cold_excess), WARMUP_DETAIL_FIELD(steady));
+  }
 };
 
 /// @brief Which clock a figure was read from.
@@ -77,14 +96,21 @@ constexpr std::string_view to_string(clock_domain c) noexcept { return c == cloc
 ///   if (s.bytes && s.bytes->steady_gbps) std::cout << *s.bytes->steady_gbps << " GB/s\n";
 /// \endcode
 struct transfer {
-  std::uint64_t bytes_first = 0;
-  std::uint64_t bytes_total = 0;
+  std::uint64_t first = 0;            ///< bytes of the first call
+  std::uint64_t total = 0;            ///< bytes of all calls
   bool sizes_vary = false;            ///< calls moved different numbers of bytes
   bool total_saturated = false;       ///< the total passed 2^64 - 1 and stays there
   std::optional<clock_domain> gbps_clock;  ///< the clock the bandwidth is from; empty: no bandwidth
   std::optional<double> first_gbps;   ///< the first call
   std::optional<double> steady_gbps;  ///< bytes per call over the steady p50 (equal sizes only)
   std::optional<double> mean_gbps;    ///< all bytes over the time of all calls
+
+  static constexpr auto fields() {
+    using self = transfer;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(first), WARMUP_DETAIL_FIELD(total), WARMUP_DETAIL_FIELD(sizes_vary),
+                           WARMUP_DETAIL_FIELD(total_saturated), WARMUP_DETAIL_FIELD(gbps_clock),
+                           WARMUP_DETAIL_FIELD(first_gbps), WARMUP_DETAIL_FIELD(steady_gbps), WARMUP_DETAIL_FIELD(mean_gbps));
+  }
 };
 
 /// @brief One call placed in time, for timelines: a site's first calls and a sample after.
@@ -96,6 +122,23 @@ struct call_record {
   std::uint64_t index = 0;  ///< 0 = the site's first call
   std::chrono::nanoseconds host_start{}, host{};
   std::optional<std::chrono::nanoseconds> device_start, device;
+};
+
+/// @brief Calls of a site that asked for device timing and were host-timed only, by reason.
+/// \code
+///   if (s.device_untimed.captured != 0) std::cout << "some calls ran inside a graph capture\n";
+/// \endcode
+struct untimed_calls {
+  std::uint64_t captured = 0;     ///< their stream was being captured into a graph
+  std::uint64_t unavailable = 0;  ///< no GPU, a CUDA error, or no context yet
+  std::uint64_t dropped = 0;      ///< too many device measurements in flight
+  std::uint64_t sampled_out = 0;  ///< warm and steady: device-timed on a sample only
+
+  static constexpr auto fields() {
+    using self = untimed_calls;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(captured), WARMUP_DETAIL_FIELD(unavailable), WARMUP_DETAIL_FIELD(dropped),
+                           WARMUP_DETAIL_FIELD(sampled_out));
+  }
 };
 
 /// @brief Everything measured at one site: a (kind, name) pair.
@@ -111,14 +154,18 @@ struct site_report {
   std::optional<timing> device;  ///< empty when no call of the site was device-timed
   std::optional<transfer> bytes;  ///< copies and allocations given a byte count
   std::uint64_t exceptions = 0;   ///< calls left by an exception (still measured)
-  // Calls that asked for device timing and were host-timed only, by reason.
-  std::uint64_t device_captured = 0;     ///< their stream was being captured into a graph
-  std::uint64_t device_unavailable = 0;  ///< no GPU, a CUDA error, or no context yet
-  std::uint64_t device_dropped = 0;      ///< too many device measurements in flight
-  std::uint64_t device_sampled_out = 0;  ///< warm and steady: device-timed on a sample only
+  untimed_calls device_untimed;   ///< calls that asked for device timing and got none
   std::vector<std::string> notes;        ///< plain-language reading of the figures
+  // For the timeline and the picture (trace, SVG), not written to JSON or CSV:
   std::vector<std::chrono::nanoseconds> first_calls;  ///< host time of the first 64 calls, in order
   std::vector<call_record> timeline;     ///< the first calls and a thinning sample, in call order
+
+  static constexpr auto fields() {
+    using self = site_report;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(name), WARMUP_DETAIL_FIELD(op), WARMUP_DETAIL_FIELD(calls),
+                           WARMUP_DETAIL_FIELD(host), WARMUP_DETAIL_FIELD(device), WARMUP_DETAIL_FIELD(bytes),
+                           WARMUP_DETAIL_FIELD(exceptions), WARMUP_DETAIL_FIELD(device_untimed), WARMUP_DETAIL_FIELD(notes));
+  }
 };
 
 /// @brief The GPU the report describes (the current device at snapshot time).
@@ -134,6 +181,14 @@ struct device_description {
   /// when the library first times work there: every device duration includes it, so device
   /// times of kernels under about 20 us read high by this much. Empty until measured.
   std::optional<std::chrono::nanoseconds> event_pair_floor;
+
+  static constexpr auto fields() {
+    using self = device_description;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(index), WARMUP_DETAIL_FIELD(name), WARMUP_DETAIL_FIELD(compute_major),
+                           WARMUP_DETAIL_FIELD(compute_minor), WARMUP_DETAIL_FIELD(multiprocessors),
+                           WARMUP_DETAIL_FIELD(memory_bytes), WARMUP_DETAIL_FIELD(driver_version),
+                           WARMUP_DETAIL_FIELD(runtime_version), WARMUP_DETAIL_FIELD(event_pair_floor));
+  }
 };
 
 /// @brief The library's own costs, kept apart from every measurement.
@@ -145,6 +200,12 @@ struct library_costs {
   /// Looking for a GPU where none could be used (no device, no driver): charged here, not to
   /// the scope that looked, whose body could do no GPU work.
   std::chrono::nanoseconds device_probe{};
+
+  static constexpr auto fields() {
+    using self = library_costs;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(nvtx_init), WARMUP_DETAIL_FIELD(event_pools), WARMUP_DETAIL_FIELD(event_pairs),
+                           WARMUP_DETAIL_FIELD(site_bytes), WARMUP_DETAIL_FIELD(device_probe));
+  }
 };
 
 /// @brief A summary of every site, as returned by `warmup::snapshot()`.
@@ -156,10 +217,28 @@ struct report {
   bool enabled = enabled_at_compile_time;  ///< false when built with WARMUP_DISABLE
   std::optional<device_description> device;
   std::string device_status;  ///< "ok", or why device times are missing
-  std::vector<site_report> sites;  ///< in order of first use
-  library_costs library;
   std::uint64_t device_pending = 0;  ///< device measurements not yet finished by the GPU
+  library_costs library;
   std::vector<std::string> notices;  ///< the one-time messages the library printed
+  std::vector<site_report> sites;  ///< in order of first use
+
+  /// @brief The site of kind `op` named `name`, or nullptr.
+  /// \code
+  ///   if (const warmup::site_report* f = r.find(warmup::op_kind::region, "forward"))
+  ///     std::cout << f->host.first.count() << " ns\n";
+  /// \endcode
+  const site_report* find(op_kind op, std::string_view name) const noexcept {
+    for (const site_report& s : sites)
+      if (s.op == op && s.name == name) return &s;
+    return nullptr;
+  }
+
+  static constexpr auto fields() {
+    using self = report;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(enabled), WARMUP_DETAIL_FIELD(device), WARMUP_DETAIL_FIELD(device_status),
+                           WARMUP_DETAIL_FIELD(device_pending), WARMUP_DETAIL_FIELD(library), WARMUP_DETAIL_FIELD(notices),
+                           WARMUP_DETAIL_FIELD(sites));
+  }
 };
 
 WARMUP_END_NAMESPACE

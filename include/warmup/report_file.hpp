@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -80,6 +81,46 @@ WARMUP_BEGIN_NAMESPACE
 /// @brief The formats a report can be written in.
 enum class report_format { table, json, csv, trace, svg };
 
+/// @brief One report format: its name (after a colon in a destination), the file extension that
+/// picks it, and its writer.
+struct report_format_info {
+  report_format format;
+  std::string_view name;
+  std::string_view extension;
+  std::string (*write)(const report&);
+};
+
+/// @brief Every report format, the one list that destinations, `format_report` and the tests
+/// read. A new format is a writer and a line here.
+/// \code
+///   for (const auto& f : warmup::report_formats) std::cout << f.name << ": *" << f.extension << '\n';
+/// \endcode
+inline constexpr report_format_info report_formats[] = {
+    {report_format::table, "table", ".txt",
+     [](const report& r) {
+       std::ostringstream os;
+       print(r, os);
+       return os.str();
+     }},
+    {report_format::json, "json", ".json", [](const report& r) { return to_json(r) + "\n"; }},
+    {report_format::csv, "csv", ".csv", [](const report& r) { return to_csv(r); }},
+    {report_format::trace, "trace", ".trace.json", [](const report& r) { return to_trace(r) + "\n"; }},
+    {report_format::svg, "svg", ".svg", [](const report& r) { return to_svg(r); }},
+};
+
+/// @brief The entry of `report_formats` for `f`.
+constexpr const report_format_info& info(report_format f) noexcept {
+  return report_formats[static_cast<std::size_t>(f)];
+}
+namespace detail {
+constexpr bool formats_in_order() noexcept {
+  for (std::size_t i = 0; i < std::size(report_formats); ++i)
+    if (static_cast<std::size_t>(report_formats[i].format) != i) return false;
+  return std::size(report_formats) == static_cast<std::size_t>(report_format::svg) + 1;
+}
+}  // namespace detail
+static_assert(detail::formats_in_order(), "warmup: report_formats lists every report_format, in order");
+
 /// @brief Where one report goes: a standard stream or a file, and in which format.
 struct report_destination {
   std::string target;  ///< "stdout", "stderr" or a path
@@ -107,12 +148,6 @@ inline bool parse_destinations(std::string_view spec, std::vector<report_destina
     return v.size() >= e.size() && v.compare(v.size() - e.size(), e.size(), e) == 0;
   };
   const auto say = [&](std::string text) { error += (error.empty() ? "" : "; ") + std::move(text); };
-  constexpr std::pair<std::string_view, report_format> formats[] = {
-      {"table", report_format::table}, {"json", report_format::json}, {"csv", report_format::csv},
-      {"trace", report_format::trace}, {"svg", report_format::svg}};
-  constexpr std::pair<std::string_view, report_format> extensions[] = {
-      {".trace.json", report_format::trace}, {".json", report_format::json}, {".csv", report_format::csv},
-      {".svg", report_format::svg},          {".txt", report_format::table}};
   bool ok = true;
   const std::size_t before = out.size();
   const std::string_view whole = spec;
@@ -127,26 +162,29 @@ inline bool parse_destinations(std::string_view spec, std::vector<report_destina
       out.push_back({std::string(item), report_format::table});
       continue;
     }
-    bool found = false;
+    const report_format_info* found = nullptr;
+    std::string_view target = item;
     if (const std::size_t colon = item.rfind(':'); colon != std::string_view::npos && colon > 0) {
-      for (const auto& [name, format] : formats)
-        if (!found && lower(item.substr(colon + 1)) == name) {
-          out.push_back({std::string(item.substr(0, colon)), format});
-          found = true;
-        }
+      for (const report_format_info& f : report_formats)
+        if (lower(item.substr(colon + 1)) == f.name) found = &f, target = item.substr(0, colon);
     }
+    // Else the longest extension that ends the path: ".trace.json" before ".json".
     const std::string l = lower(item);
-    for (const auto& [extension, format] : extensions)
-      if (!found && ends_with(l, extension)) {
-        out.push_back({std::string(item), format});
-        found = true;
-      }
-    if (!found) {
-      say("'" + detail::printable(item, 200) +
-          "' is neither stdout, stderr, a path ending in .txt, .json, .csv, .trace.json or .svg, nor a path "
-          "followed by :table, :json, :csv, :trace or :svg");
-      ok = false;
+    for (const report_format_info& f : report_formats)
+      if (target == item && ends_with(l, f.extension) && (found == nullptr || f.extension.size() > found->extension.size()))
+        found = &f;
+    if (found != nullptr) {
+      out.push_back({std::string(target), found->format});
+      continue;
     }
+    std::string extensions, names;
+    for (const report_format_info& f : report_formats) {
+      extensions += (extensions.empty() ? "" : ", ") + std::string(f.extension);
+      names += (names.empty() ? ":" : ", :") + std::string(f.name);
+    }
+    say("'" + detail::printable(item, 200) + "' is neither stdout, stderr, a path ending in " + extensions +
+        ", nor a path followed by " + names);
+    ok = false;
   }
   if (ok && out.size() == before) {
     say("'" + detail::printable(whole, 200) + "' names no destination");
@@ -156,18 +194,7 @@ inline bool parse_destinations(std::string_view spec, std::vector<report_destina
 }
 
 /// @brief The report in one format, as text.
-inline std::string format_report(const report& r, report_format f) {
-  switch (f) {
-    case report_format::json: return to_json(r) + "\n";
-    case report_format::csv: return to_csv(r);
-    case report_format::trace: return to_trace(r) + "\n";
-    case report_format::svg: return to_svg(r);
-    case report_format::table: break;
-  }
-  std::ostringstream os;
-  print(r, os);
-  return os.str();
-}
+inline std::string format_report(const report& r, report_format f) { return info(f).write(r); }
 
 /// @brief Writes `text` to `path` safely: into a new temporary file beside it, then renamed over
 /// it, so a crash or a full disk never leaves a half-written file where a good one was, and of
@@ -228,7 +255,6 @@ inline std::string tagged_path(std::string_view path, std::string_view tag) {
   return std::string(path.substr(0, dot)) + "." + std::string(tag) + std::string(path.substr(dot));
 }
 
-/// write_report, with every file destination tagged when `tag` is not empty.
 /// A destination that exists and is no regular file (a terminal, `/dev/stdout`, a pipe,
 /// `/dev/fd/N`) is written in place: no temporary file can be renamed over it. Opened without
 /// blocking, so a FIFO nobody reads fails at once instead of hanging the program.
@@ -248,7 +274,7 @@ inline std::string write_special_file(const std::string& path, const std::string
 }
 
 /// write_report, with every file destination tagged when `tag` is not empty. What the spec
-/// names wrongly or cannot be written goes to stderr as the table, so nothing measured is lost;
+/// names wrongly or cannot be written goes to stderr as the table, so nothing measured is lost.
 /// The report at exit passes `spec_errors::already_said`: start-up said what was wrong.
 inline bool write_report_to(const report& r, std::string_view spec, std::string_view tag,
                             spec_errors errors) noexcept {

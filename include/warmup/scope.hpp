@@ -13,14 +13,12 @@
 #include <utility>
 
 #include "warmup/config.hpp"
-#include "warmup/enable.hpp"
+#include "warmup/settings.hpp"
 #include "warmup/op.hpp"
 
 #if WARMUP_ENABLED
 #include "warmup/detail/clock.hpp"
 #include "warmup/detail/device_timer.hpp"
-#include "warmup/detail/environment.hpp"
-#include "warmup/detail/fork.hpp"
 #include "warmup/detail/nvtx.hpp"
 #include "warmup/detail/site.hpp"
 #else
@@ -55,7 +53,8 @@ WARMUP_BEGIN_NAMESPACE
 /// wherever they are, are one site.
 ///
 /// Cost: a name lookup in a per-thread hash table (use `WARMUP_SCOPE` on hot paths to skip
-/// it), two clock reads and an NVTX push/pop; a device-timed scope adds two `cudaEventRecord`.
+/// it), two clock reads and an NVTX push/pop; a device-timed scope adds two event records
+/// (`cuEventRecord` on an explicit stream, `cudaEventRecord` on the null or per-thread stream).
 /// Never synchronises, never throws; an exception leaving the scope is measured and counted.
 ///
 /// Neither copyable nor movable, and it cannot be made with `new`: a scope lives on the stack
@@ -157,24 +156,16 @@ class scope {
 #if WARMUP_ENABLED
     if (site_ == nullptr) return;
     const auto stop = detail::clock::now();
-    if (index_ >= site_->entered.load(std::memory_order_relaxed)) {
-      // The site was reset after this call began: the process forked inside the scope, and
-      // this is the child, which starts clean.
+    if (!site_->owns(index_)) {
       detail::nvtx_pop();
       return;
     }
     const std::uint64_t host_ns = detail::ns_between(start_, stop) + carried_ns_;
     const bool after_idle =
-        site_->idle.candidate(detail::ns_since_epoch(start_), detail::ns_since_epoch(stop));
-    // The timeline entry first: the device side of this call may be read back at any moment.
-    detail::timeline_host(&site_->line, index_, detail::ns_since_epoch(start_), host_ns);
+        site_->end_host(index_, detail::ns_since_epoch(start_), detail::ns_since_epoch(stop), host_ns);
     detail::device_end(mark_, stream_, after_idle);
     detail::nvtx_pop();
-    site_->host.record(index_, host_ns, after_idle);
-    if (device_timed_) site_->sampler.observe(index_, host_ns);
-    if (bytes_ != 0) site_->add_bytes(index_, bytes_);
-    if (std::uncaught_exceptions() > uncaught_)
-      site_->exceptions.fetch_add(1, std::memory_order_relaxed);
+    site_->end_call(index_, host_ns, after_idle, bytes_, device_timed_, std::uncaught_exceptions() > uncaught_);
 #endif
   }
 
@@ -194,15 +185,13 @@ class scope {
     site_ = s;
     bytes_ = bytes;
     stream_ = stream;
-    index_ = s->entered.fetch_add(1, std::memory_order_relaxed);
+    index_ = s->begin_call();
     uncaught_ = std::uncaught_exceptions();
     detail::nvtx_push(s->nvtx, Op::kind, index_);
     device_timed_ = mode == device_timed;
-    if (device_timed_) {
-      if (!detail::sample_device.load(std::memory_order_relaxed) || s->sampler.wants(index_))
-        mark_ = detail::device_begin(s, index_, stream, carried_ns_);
-      else
-        s->device_sampled_out.fetch_add(1, std::memory_order_relaxed);
+    if (device_timed_ && s->wants_device(index_)) {
+      mark_ = detail::device_begin(s, index_, stream, carried_ns_);
+      s->count_untimed(mark_.why);
     }
     start_ = detail::clock::now();  // last: the library's own work above stays out of the time
   }

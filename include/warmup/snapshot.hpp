@@ -101,17 +101,18 @@ inline std::vector<std::string> notes_for(const site_report& s) {
     notes.push_back("bandwidth from host time (no call was device-timed): it includes launch and any wait");
   if (s.bytes && s.bytes->sizes_vary)
     notes.push_back("calls moved different numbers of bytes: read the mean bandwidth, not a steady one");
-  if (s.device_captured != 0)
-    notes.push_back(std::to_string(s.device_captured) +
+  const untimed_calls& u = s.device_untimed;
+  if (u.captured != 0)
+    notes.push_back(std::to_string(u.captured) +
                     " calls ran inside a graph capture and were host-timed only");
-  if (s.device_unavailable != 0)
-    notes.push_back(std::to_string(s.device_unavailable) +
+  if (u.unavailable != 0)
+    notes.push_back(std::to_string(u.unavailable) +
                     " calls asked for device timing that was unavailable (no GPU, a CUDA error, or no context yet)");
-  if (s.device_sampled_out != 0)
-    notes.push_back("once steady, device-timed on a sample: " + std::to_string(s.device_sampled_out) +
+  if (u.sampled_out != 0)
+    notes.push_back("once steady, device-timed on a sample: " + std::to_string(u.sampled_out) +
                     " calls host-timed only");
-  if (s.device_dropped != 0)
-    notes.push_back(std::to_string(s.device_dropped) + " device measurements dropped: too many in flight");
+  if (u.dropped != 0)
+    notes.push_back(std::to_string(u.dropped) + " device measurements dropped: too many in flight");
   if (s.exceptions != 0)
     notes.push_back(std::to_string(s.exceptions) + " calls ended by an exception");
   if (!h.steady && h.calls > 0) notes.push_back("no steady state yet: too few calls");
@@ -127,35 +128,35 @@ inline std::vector<std::string> notes_for(const site_report& s) {
   return notes;
 }
 
-inline site_report read_site(site& s) {
+inline site_report read_site(const site& s) {
   site_report r;
   r.name = s.name;
   r.op = s.op;
-  const series_data host_data = s.host.read();
+  const series_data host_data = s.host_series().read();
   r.host = summarize(host_data);
   r.calls = r.host.calls;
   if (const series* d = s.device_series_if_any()) {
     timing t = summarize(d->read());
     if (t.calls != 0) r.device = t;
   }
-  const bool saturated = s.bytes_overflow.load(std::memory_order_relaxed);
-  const std::uint64_t total = saturated ? UINT64_MAX : s.bytes_total.load(std::memory_order_relaxed);
+  const site_counts n = s.counts();
+  const std::uint64_t total = n.bytes_overflow ? UINT64_MAX : n.bytes_total;
   if (total != 0) {
     transfer x;
-    x.bytes_first = s.bytes_first.load(std::memory_order_relaxed);
-    x.bytes_total = total;
-    x.total_saturated = saturated;
-    const bool total_matches = r.calls != 0 && total % r.calls == 0 && total / r.calls == x.bytes_first;
-    x.sizes_vary = s.bytes_vary.load(std::memory_order_relaxed) || (!saturated && !total_matches);
+    x.first = n.bytes_first;
+    x.total = total;
+    x.total_saturated = n.bytes_overflow;
+    const bool total_matches = r.calls != 0 && total % r.calls == 0 && total / r.calls == x.first;
+    x.sizes_vary = n.bytes_vary || (!n.bytes_overflow && !total_matches);
     // Bandwidth for copies only: an allocation's bytes over its time is no rate of anything.
     if (is_copy(s.op)) {
       const timing& t = r.device ? *r.device : r.host;
       x.gbps_clock = r.device ? clock_domain::device : clock_domain::host;
       // Bytes per nanosecond are GB/s.
-      if (t.first.count() > 0) x.first_gbps = double(x.bytes_first) / double(t.first.count());
+      if (t.first.count() > 0) x.first_gbps = double(x.first) / double(t.first.count());
       if (!x.sizes_vary && t.steady && t.steady->p50.count() > 0)
-        x.steady_gbps = double(x.bytes_first) / double(t.steady->p50.count());
-      if (!saturated && t.total.count() > 0 && t.calls == r.calls) x.mean_gbps = double(total) / double(t.total.count());
+        x.steady_gbps = double(x.first) / double(t.steady->p50.count());
+      if (!n.bytes_overflow && t.total.count() > 0 && t.calls == r.calls) x.mean_gbps = double(total) / double(t.total.count());
     }
     r.bytes = x;
   }
@@ -164,7 +165,7 @@ inline site_report read_site(site& s) {
   const auto since_origin = [&](std::uint64_t t) {
     return std::chrono::nanoseconds{static_cast<long long>(t) - static_cast<long long>(origin)};
   };
-  for (const timeline_call& c : s.line.read()) {
+  for (const timeline_call& c : s.timeline_calls()) {
     call_record rec;
     rec.index = c.index;
     rec.host_start = since_origin(c.host_start);
@@ -177,11 +178,8 @@ inline site_report read_site(site& s) {
   }
   std::sort(r.timeline.begin(), r.timeline.end(),
             [](const call_record& a, const call_record& b) { return a.index < b.index; });
-  r.exceptions = s.exceptions.load(std::memory_order_relaxed);
-  r.device_captured = s.device_captured.load(std::memory_order_relaxed);
-  r.device_unavailable = s.device_unavailable.load(std::memory_order_relaxed);
-  r.device_dropped = s.device_dropped.load(std::memory_order_relaxed);
-  r.device_sampled_out = s.device_sampled_out.load(std::memory_order_relaxed);
+  r.exceptions = n.exceptions;
+  r.device_untimed = {n.captured, n.unavailable, n.dropped, n.sampled_out};
   r.notes = notes_for(r);
   return r;
 }

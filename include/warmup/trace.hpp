@@ -11,12 +11,6 @@
 #include "warmup/json.hpp"
 #include "warmup/report.hpp"
 
-#if WARMUP_ENABLED
-#include <algorithm>
-
-#include "warmup/detail/notices.hpp"
-#include "warmup/detail/timeline.hpp"
-#endif
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -51,26 +45,6 @@ inline void trace_number(json_out& j, const char* k, std::chrono::nanoseconds d)
 WARMUP_END_NAMESPACE
 
 WARMUP_BEGIN_NAMESPACE
-
-/// @brief How many calls of each site, from its first, go on the timeline (16 by default);
-/// later calls are sampled; from 1 to 100000, as `WARMUP_TIMELINE_CALLS` (a value outside is
-/// said once and the nearest bound used). Applies to sites made after the call: set it before the first
-/// scope. Costs each site 40 bytes per call kept.
-/// \code
-///   warmup::set_timeline_calls(100);   // at the start of main
-/// \endcode
-inline void set_timeline_calls(std::uint32_t calls) noexcept {
-#if WARMUP_ENABLED
-  // The same range as WARMUP_TIMELINE_CALLS: a -1 passed here would ask each site for 172 GB.
-  constexpr std::uint32_t lo = 1, hi = 100'000;
-  if (calls < lo || calls > hi)
-    detail::notice_board().raise(detail::notice_kind::bad_setting, "set_timeline_calls(" + std::to_string(calls) +
-                                                                     ") is outside 1 to 100000; the nearest of those is used");
-  detail::timeline_config().first_calls.store(std::clamp(calls, lo, hi), std::memory_order_relaxed);
-#else
-  (void)calls;
-#endif
-}
 
 /// @brief The timeline of every site as Chrome Trace Event JSON, for Perfetto
 /// (ui.perfetto.dev, "Open trace file") or chrome://tracing: no Nsight needed.

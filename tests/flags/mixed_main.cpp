@@ -9,9 +9,8 @@ void enabled_calls(int n);
 void disabled_calls(int n);
 
 static std::uint64_t calls_of(const warmup::report& r, std::string_view name) {
-  for (const auto& s : r.sites)
-    if (s.name == name) return s.calls;
-  return 0;
+  const warmup::site_report* s = r.find(warmup::op_kind::region, name);
+  return s != nullptr ? s->calls : 0;
 }
 
 int main() {

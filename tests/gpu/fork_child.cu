@@ -15,16 +15,7 @@
 #include "warmup/profile.hpp"
 
 namespace {
-int failures = 0;
-void expect(bool ok, const char* what) {
-  std::printf("%s %s\n", ok ? "ok  " : "FAIL", what);
-  failures += !ok;
-}
-const warmup::site_report* find(const warmup::report& r, const char* name) {
-  for (const auto& s : r.sites)
-    if (s.name == name) return &s;
-  return nullptr;
-}
+using gpu_support::expect;
 }  // namespace
 
 int main() {
@@ -37,7 +28,7 @@ int main() {
   }
   cudaStreamSynchronize(s);
   const auto before = warmup::snapshot();
-  expect(find(before, "fork.launch") && find(before, "fork.launch")->device, "the parent times on the device");
+  expect(before.find(warmup::op_kind::launch, "fork.launch") && before.find(warmup::op_kind::launch, "fork.launch")->device, "the parent times on the device");
 
   std::fflush(stdout);
   const pid_t pid = fork();
@@ -45,9 +36,9 @@ int main() {
     int bad = 0;
     for (int i = 0; i < 5; ++i) warmup::launch_scope k{"fork.launch", s};  // no CUDA work in the child
     const auto r = warmup::snapshot(warmup::device_wait::yes);              // must not touch CUDA
-    const auto* site = find(r, "fork.launch");
+    const auto* site = r.find(warmup::op_kind::launch, "fork.launch");
     if (site == nullptr || site->calls != 5 || site->host.calls != 5) bad |= 1;  // clean, and host-timed
-    if (site == nullptr || site->device || site->device_unavailable != 5) bad |= 2;
+    if (site == nullptr || site->device || site->device_untimed.unavailable != 5) bad |= 2;
     int said = 0;
     for (const auto& t : r.notices) said += t.find("forked") != std::string::npos;
     if (said != 1) bad |= 4;
@@ -73,10 +64,10 @@ int main() {
     gpu_support::spin<<<1, 1, 0, s>>>(50'000);
   }
   const auto after = warmup::snapshot(warmup::device_wait::yes);
-  const auto* site = find(after, "fork.launch");
+  const auto* site = after.find(warmup::op_kind::launch, "fork.launch");
   expect(site && site->calls == 20 && site->device && site->device->calls == 20,
          "the parent keeps its calls and goes on timing on the device");
   expect(cudaGetLastError() == cudaSuccess, "no error left in the parent");
-  std::printf("%s\n", failures == 0 ? "all fork checks passed" : "fork checks FAILED");
-  return failures == 0 ? 0 : 1;
+  std::printf("%s\n", gpu_support::failures() == 0 ? "all fork checks passed" : "fork checks FAILED");
+  return gpu_support::failures() == 0 ? 0 : 1;
 }

@@ -1,9 +1,11 @@
-// What the GPU test programs share: a kernel of known length, and the skip without a GPU.
+// What the GPU test programs share: a kernel of known length, the skip without a GPU, and
+// the "ok/FAIL" lines of the programs that are not Catch2 tests.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <string>
 
 namespace gpu_support {
 
@@ -23,6 +25,16 @@ inline bool gpu_present() {
   if (e == cudaSuccess && n > 0) return true;
   std::printf("no GPU (%s): skipped\n", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
   return false;
+}
+
+// Prints one check's outcome; `failures()` counts the failed ones, for the exit status.
+inline int& failures() {
+  static int n = 0;
+  return n;
+}
+inline void expect(bool ok, const std::string& what) {
+  std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
+  failures() += !ok;
 }
 
 }  // namespace gpu_support

@@ -13,25 +13,16 @@
 #include "warmup/profile.hpp"
 
 namespace {
-int failures = 0;
-void expect(bool ok, const std::string& what) {
-  std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-  failures += !ok;
-}
+using gpu_support::expect;
 
-const warmup::site_report* find(const warmup::report& r, const char* name) {
-  for (const auto& s : r.sites)
-    if (s.name == name) return &s;
-  return nullptr;
-}
 
 // Every call device-timed, none lost, and the device p50 that of the kernel it ran.
 void expect_timed(const warmup::report& r, const char* name, std::uint64_t calls, double spin_us) {
-  const auto* s = find(r, name);
+  const auto* s = r.find(warmup::op_kind::launch, name);
   expect(s != nullptr, std::string(name) + ": site present");
   if (s == nullptr) return;
-  const bool timed = s->device && s->device->calls == calls && s->device_unavailable == 0 &&
-                     s->device_dropped == 0 && s->device_captured == 0;
+  const bool timed = s->device && s->device->calls == calls && s->device_untimed.unavailable == 0 &&
+                     s->device_untimed.dropped == 0 && s->device_untimed.captured == 0;
   expect(s->calls == calls && timed, std::string(name) + ": every call device-timed (" +
                                          std::to_string(s->device ? s->device->calls : 0) + " of " +
                                          std::to_string(s->calls) + ")");
@@ -122,6 +113,6 @@ int main() {
   expect(cudaGetLastError() == cudaSuccess, "no error left behind");
   expect(r.notices.empty(), "no notice (" + std::to_string(r.notices.size()) + ")");
   for (const auto& t : r.notices) std::printf("  notice: %s\n", t.c_str());
-  std::printf("%s\n", failures == 0 ? "all multi-GPU checks passed" : "multi-GPU checks FAILED");
-  return failures == 0 ? 0 : 1;
+  std::printf("%s\n", gpu_support::failures() == 0 ? "all multi-GPU checks passed" : "multi-GPU checks FAILED");
+  return gpu_support::failures() == 0 ? 0 : 1;
 }

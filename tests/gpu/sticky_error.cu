@@ -13,11 +13,7 @@ namespace {
 __global__ void write_to(int* p) { *p = 1; }
 __global__ void empty() {}
 
-int failures = 0;
-void expect(bool ok, const char* what) {
-  std::printf("%s %s\n", ok ? "ok  " : "FAIL", what);
-  failures += !ok;
-}
+using gpu_support::expect;
 }  // namespace
 
 int main() {
@@ -44,21 +40,16 @@ int main() {
   const warmup::report r = warmup::snapshot();
   const cudaError_t last = cudaGetLastError();
   expect(last == cudaErrorIllegalAddress, "the program's next cudaGetLastError still returns it");
-  const auto find = [&](const char* name) -> const warmup::site_report* {
-    for (const auto& site : r.sites)
-      if (site.name == name) return &site;
-    return nullptr;
-  };
-  const auto* before = find("sticky.before");
-  const auto* after = find("sticky.after");
+  const auto* before = r.find(warmup::op_kind::launch, "sticky.before");
+  const auto* after = r.find(warmup::op_kind::launch, "sticky.after");
   expect(before != nullptr && before->calls == 10 && before->device && before->device->calls == 10,
          "measurements made before the fault are all kept, device times too");
   expect(after != nullptr && after->calls == 10 && after->host.calls == 10, "host timing goes on after the fault");
-  expect(after != nullptr && !after->device && after->device_unavailable == 10,
+  expect(after != nullptr && !after->device && after->device_untimed.unavailable == 10,
          "no device timing after the fault, and the report says why");
   std::size_t notices = 0;
   for (const auto& text : r.notices) notices += text.find("cudaErrorIllegalAddress") != std::string::npos;
   expect(notices == 1, "one notice names the error");
-  std::printf("%s\n", failures == 0 ? "all sticky-error checks passed" : "sticky-error checks FAILED");
-  return failures == 0 ? 0 : 1;
+  std::printf("%s\n", gpu_support::failures() == 0 ? "all sticky-error checks passed" : "sticky-error checks FAILED");
+  return gpu_support::failures() == 0 ? 0 : 1;
 }

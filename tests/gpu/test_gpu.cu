@@ -8,7 +8,6 @@
 #include <chrono>
 #include <vector>
 
-#include "../host/report_lookup.hpp"
 #include "gpu_support.cuh"
 #include "warmup/profile.hpp"
 
@@ -47,7 +46,7 @@ TEST_CASE("device time of a 1 ms kernel agrees with a raw event pair within 2%")
     raw_ms.push_back(ms);
   }
   const warmup::report r = warmup::snapshot();
-  const auto* site = find_site(r, "gpu.spin_1ms", warmup::op_kind::launch);
+  const auto* site = r.find(warmup::op_kind::launch, "gpu.spin_1ms");
   REQUIRE(site != nullptr);
   REQUIRE(site->device);
   CHECK(site->device->calls == 40);
@@ -116,12 +115,12 @@ TEST_CASE("1000 timed launches return before the GPU has run them: no hidden syn
 
   const warmup::report done = warmup::snapshot(warmup::device_wait::yes);
   CHECK(done.device_pending == 0);
-  const auto* site = find_site(done, "gpu.empty_1000", warmup::op_kind::launch);
+  const auto* site = done.find(warmup::op_kind::launch, "gpu.empty_1000");
   REQUIRE(site != nullptr);
   CHECK(site->calls == launches);
   REQUIRE(site->device);
   CHECK(site->device->calls == launches);
-  CHECK(site->device_dropped == 0);
+  CHECK(site->device_untimed.dropped == 0);
   warmup::set_device_sampling(warmup::device_sampling::adaptive);
   for (auto& e : raw) CHECK_CUDA(cudaEventDestroy(e));
   for (auto& x : s) CHECK_CUDA(cudaStreamDestroy(x));
@@ -147,10 +146,10 @@ TEST_CASE("scopes inside a graph capture: host time only, the capture stays vali
   CHECK(nodes == 3);  // the kernels only: no event nodes from the library
 
   const warmup::report r = warmup::snapshot();
-  const auto* site = find_site(r, "gpu.captured", warmup::op_kind::launch);
+  const auto* site = r.find(warmup::op_kind::launch, "gpu.captured");
   REQUIRE(site != nullptr);
   CHECK(site->calls == 3);
-  CHECK(site->device_captured == 3);
+  CHECK(site->device_untimed.captured == 3);
   CHECK_FALSE(site->device);
   CHECK(to_json(r).find("\"captured\":3") != std::string::npos);
   CHECK_CUDA(cudaGraphExecDestroy(exec));
@@ -170,7 +169,7 @@ TEST_CASE("copies on a stream report device time and bandwidth") {
     CHECK_CUDA(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s));
   }
   const warmup::report r = warmup::snapshot(warmup::device_wait::yes);
-  const auto* site = find_site(r, "gpu.upload_64MiB", warmup::op_kind::h2d);
+  const auto* site = r.find(warmup::op_kind::h2d, "gpu.upload_64MiB");
   REQUIRE(site != nullptr);
   REQUIRE(site->device);
   REQUIRE(site->bytes);
@@ -201,15 +200,15 @@ TEST_CASE("adaptive device sampling keeps the steady p50 within 2% of timing eve
   run("gpu.every_call", warmup::device_sampling::every_call);
   run("gpu.adaptive", warmup::device_sampling::adaptive);
   const warmup::report r = warmup::snapshot(warmup::device_wait::yes);
-  const auto* every = find_site(r, "gpu.every_call", warmup::op_kind::launch);
-  const auto* sampled = find_site(r, "gpu.adaptive", warmup::op_kind::launch);
+  const auto* every = r.find(warmup::op_kind::launch, "gpu.every_call");
+  const auto* sampled = r.find(warmup::op_kind::launch, "gpu.adaptive");
   REQUIRE(every != nullptr);
   REQUIRE(sampled != nullptr);
   REQUIRE(every->device);
   REQUIRE(sampled->device);
   CHECK(every->device->calls == calls);
   CHECK(sampled->device->calls < calls / 2);  // most calls were host-timed only (527 to 779 seen)
-  CHECK(sampled->device->calls + sampled->device_sampled_out == calls);
+  CHECK(sampled->device->calls + sampled->device_untimed.sampled_out == calls);
   const double a = double(every->device->steady->p50.count()), b = double(sampled->device->steady->p50.count());
   INFO("every call: p50 " << a << " ns over " << every->device->calls << " calls; adaptive: p50 " << b << " ns over "
                           << sampled->device->calls << " calls");

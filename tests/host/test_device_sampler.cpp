@@ -29,7 +29,9 @@ TEST_CASE("a steady site thins to 1 call in 64, and a change brings back every c
   s.observe(i++, 5000);  // the eighth in a row: the site changed
   CHECK(timed_among(s, i, 64) == 64);
   for (std::uint64_t end = i + 256 * 8; i < end; ++i) s.observe(i, 5000 + (i % 5));
+  CHECK(timed_among(s, i, 640) == 10);  // steady again, at the new level
   for (std::uint64_t k = 0; k < 1000; ++k, ++i) s.observe(i, k % 3 == 0 ? 11000 : 5000);  // 2x noise
   CHECK(timed_among(s, i, 640) == 10);  // is not a change
-  CHECK(timed_among(s, i, 640) == 10);  // steady again at the new level
+  for (int k = 0; k < 8; ++k, ++i) s.observe(i, 1000);  // the old level is a quarter of the new one
+  CHECK(timed_among(s, i, 64) == 64);  // a change: the typical time had moved to 5000
 }

@@ -6,7 +6,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "report_lookup.hpp"
 #include "warmup/profile.hpp"
 
 namespace {
@@ -28,23 +27,23 @@ TEST_CASE("a forked child starts with a clean report; the parent keeps its calls
   if (pid == 0) {
     int bad = 0;
     const warmup::report before = warmup::snapshot();
-    const auto* p = find_site(before, "fork.parent");
+    const auto* p = before.find(warmup::op_kind::region, "fork.parent");
     if (p != nullptr && (p->calls != 0 || p->host.calls != 0)) bad |= 1;  // the parent's calls are not the child's
     for (int i = 0; i < 3; ++i) warmup::region_scope s{"fork.child"};
     for (int i = 0; i < 2; ++i) counted_step();  // a WARMUP_SCOPE static made by the parent still works
     const warmup::report after = warmup::snapshot();
-    const auto* c = find_site(after, "fork.child");
+    const auto* c = after.find(warmup::op_kind::region, "fork.child");
     if (c == nullptr || c->calls != 3 || c->host.calls != 3 || c->host.first.count() <= 0) bad |= 2;
-    const auto* st = find_site(after, "fork.static");
+    const auto* st = after.find(warmup::op_kind::region, "fork.static");
     if (st == nullptr || st->calls != 2 || st->host.calls != 2) bad |= 4;
     _exit(bad);
   }
   CHECK(child_status(pid) == 0);
   const warmup::report r = warmup::snapshot();
-  REQUIRE(find_site(r, "fork.parent") != nullptr);
-  CHECK(find_site(r, "fork.parent")->calls == 5);
-  CHECK(find_site(r, "fork.static")->calls == 4);
-  CHECK(find_site(r, "fork.child") == nullptr);
+  REQUIRE(r.find(warmup::op_kind::region, "fork.parent") != nullptr);
+  CHECK(r.find(warmup::op_kind::region, "fork.parent")->calls == 5);
+  CHECK(r.find(warmup::op_kind::region, "fork.static")->calls == 4);
+  CHECK(r.find(warmup::op_kind::region, "fork.child") == nullptr);
 }
 
 TEST_CASE("a scope open across fork is recorded by the parent only") {
@@ -56,12 +55,12 @@ TEST_CASE("a scope open across fork is recorded by the parent only") {
   }
   if (pid == 0) {
     const warmup::report r = warmup::snapshot();
-    const auto* s = find_site(r, "fork.open");
+    const auto* s = r.find(warmup::op_kind::region, "fork.open");
     _exit(s != nullptr && s->calls == 0 && s->host.calls == 0 ? 0 : 1);
   }
   CHECK(child_status(pid) == 0);
   const warmup::report r = warmup::snapshot();
-  REQUIRE(find_site(r, "fork.open") != nullptr);
-  CHECK(find_site(r, "fork.open")->calls == 1);
-  CHECK(find_site(r, "fork.open")->host.calls == 1);
+  REQUIRE(r.find(warmup::op_kind::region, "fork.open") != nullptr);
+  CHECK(r.find(warmup::op_kind::region, "fork.open")->calls == 1);
+  CHECK(r.find(warmup::op_kind::region, "fork.open")->host.calls == 1);
 }

@@ -22,22 +22,22 @@ TEST_CASE("a site holds at most 3 KiB, plus 512 bytes per power of two of its du
   const std::size_t fixed = s.bytes();
   CHECK(fixed <= fixed_bound);
   std::uint64_t i = 0;
-  for (; i < 1000; ++i) s.host.record(i, 1024 + i % 1024);  // one power of two: [1024, 2048)
+  for (; i < 1000; ++i) s.end_call(i, 1024 + i % 1024, false, 0, false, false);  // one power of two: [1024, 2048)
   CHECK(s.bytes() == fixed + block);
-  for (; i < 2000; ++i) s.host.record(i, 2048 + 6 * (i % 1000));  // two more: [2048, 8192)
+  for (; i < 2000; ++i) s.end_call(i, 2048 + 6 * (i % 1000), false, 0, false, false);  // two more: [2048, 8192)
   CHECK(s.bytes() == fixed + 3 * block);
   const std::size_t warm = s.bytes();
-  for (; i < 1'002'000; ++i) s.host.record(i, i % 2 ? 1024 + i % 1024 : 2048 + i % 6000);  // a million more, same range
+  for (; i < 1'002'000; ++i) s.end_call(i, i % 2 ? 1024 + i % 1024 : 2048 + i % 6000, false, 0, false, false);  // a million more, same range
   CHECK(s.bytes() == warm);
 }
 
 TEST_CASE("device timing adds one series of at most 1.4 KiB, plus its blocks") {
   site s(op_kind::launch, "memory.device", 0);
   const std::size_t host_only = s.bytes();
-  warmup::detail::series* d = s.device_series();
-  REQUIRE(d != nullptr);
-  CHECK(s.bytes() - host_only <= device_bound);
-  for (std::uint64_t i = 0; i < 500; ++i) d->record(i, 20'000 + i % 100);
+  s.device_time(0, 20'000, false, 0);  // the first device time makes the series
+  REQUIRE(s.device_series_if_any() != nullptr);
+  CHECK(s.bytes() - host_only <= device_bound + block);
+  for (std::uint64_t i = 1; i < 500; ++i) s.device_time(i, 20'000 + i % 100, false, 0);
   CHECK(s.bytes() - host_only <= device_bound + block);
 }
 

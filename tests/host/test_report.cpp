@@ -2,8 +2,9 @@
 #include "catch.hpp"
 
 #include <sstream>
+#include <string>
+#include <vector>
 
-#include "report_lookup.hpp"
 #include "warmup/profile.hpp"
 
 using namespace std::chrono_literals;
@@ -31,8 +32,8 @@ warmup::report sample_report() {
   copy.host.first_call_excess = 2ms;
   copy.host.total = 5ms;
   warmup::transfer bytes;
-  bytes.bytes_first = 1'000'000;
-  bytes.bytes_total = 3'000'000;
+  bytes.first = 1'000'000;
+  bytes.total = 3'000'000;
   bytes.first_gbps = 0.333;
   bytes.steady_gbps = 1.0;
   bytes.mean_gbps = 0.6;
@@ -59,15 +60,17 @@ TEST_CASE("the table shows every site, its figures and its notes") {
 
 TEST_CASE("JSON: absent figures are null, never invented") {
   const std::string j = warmup::to_json(sample_report());
-  CHECK(j.find("\"schema\":\"warmup.report/1\"") != std::string::npos);
+  CHECK(j.find("\"schema\":\"warmup.report/2\"") != std::string::npos);
   CHECK(j.find("\"device\":null") != std::string::npos);
-  CHECK(j.find("\"name\":\"once\",\"op\":\"context\",\"calls\":1,\"host_ns\":{\"calls\":1,\"first\":120000000,"
+  CHECK(j.find("\"name\":\"once\",\"op\":\"context\",\"calls\":1,\"host\":{\"calls\":1,\"first\":120000000,"
                "\"warmup_calls\":0,\"total\":0,\"first_call_excess\":null,\"warmup_excess\":0,"
-               "\"cold_recurrences\":{\"calls\":0,\"excess\":0},\"steady\":null},\"device_ns\":null,\"bytes\":null") !=
+               "\"cold_recurrences\":0,\"cold_excess\":0,\"steady\":null},\"device\":null,\"bytes\":null") !=
         std::string::npos);
-  CHECK(j.find("\"bytes\":{\"first\":1000000,\"total\":3000000,\"first_gbps\":0.333,\"sizes_vary\":false,"
-               "\"steady_gbps\":1,\"mean_gbps\":0.6,\"total_saturated\":false,\"gbps_clock\":\"host\"}") !=
+  CHECK(j.find("\"bytes\":{\"first\":1000000,\"total\":3000000,\"sizes_vary\":false,\"total_saturated\":false,"
+               "\"gbps_clock\":\"host\",\"first_gbps\":0.333,\"steady_gbps\":1,\"mean_gbps\":0.6}") !=
         std::string::npos);
+  CHECK(j.find("\"steady\":{\"calls\":2,\"p50\":1000000,") != std::string::npos);
+  CHECK(j.find("\"p50_low\":null,\"p50_high\":null,\"enough_calls\":false}") != std::string::npos);
   CHECK(j.find('\n') == std::string::npos);
 }
 
@@ -80,11 +83,64 @@ TEST_CASE("JSON strings are escaped and repaired") {
   CHECK(j.find(R"("name":"q\"b\\n\nc\u0001)" "\xEF\xBF\xBD" "\"") != std::string::npos);
 }
 
-TEST_CASE("a live snapshot reports a host-only site with device_ns null") {
+TEST_CASE("a live snapshot reports a host-only site with device null") {
   for (int i = 0; i < 3; ++i) { warmup::region_scope s{"report.live"}; }
   const warmup::report r = warmup::snapshot();
-  REQUIRE(find_site(r, "report.live") != nullptr);
+  REQUIRE(r.find(warmup::op_kind::region, "report.live") != nullptr);
   const std::string j = warmup::to_json(r);
   CHECK(j.find("\"name\":\"report.live\",\"op\":\"region\",\"calls\":3") != std::string::npos);
   CHECK(r.library.nvtx_init.count() > 0);
+}
+
+TEST_CASE("CSV: one column per JSON field, named by its path; absent figures are empty cells") {
+  const std::string csv = warmup::to_csv(sample_report());
+  const auto lines = [&] {
+    std::vector<std::string> out;
+    for (std::size_t at = 0; at < csv.size();) {
+      const std::size_t end = csv.find("\r\n", at);
+      out.push_back(csv.substr(at, end - at));
+      at = end + 2;
+    }
+    return out;
+  }();
+  REQUIRE(lines.size() == 3);
+  const auto cells = [](const std::string& line) {
+    std::vector<std::string> out(1);
+    for (char c : line) {
+      if (c == ',') out.emplace_back();
+      else out.back().push_back(c);
+    }
+    return out;
+  };
+  const std::vector<std::string> head = cells(lines[0]);
+  // 3 + 2 x (8 timing fields + 12 steady fields) + 8 bytes fields + exceptions + 4 untimed reasons
+  CHECK(head.size() == 3 + 2 * (8 + 12) + 8 + 1 + 4);
+  const auto column = [&](const std::string& name) {
+    for (std::size_t i = 0; i < head.size(); ++i)
+      if (head[i] == name) return i;
+    FAIL("no column " << name);
+    return std::size_t{0};
+  };
+  for (const auto& l : lines) CHECK(cells(l).size() == head.size());
+  const std::vector<std::string> once = cells(lines[1]), upload = cells(lines[2]);
+  CHECK(once[column("host.first")] == "120000000");
+  CHECK(once[column("host.steady.p50")].empty());
+  CHECK(once[column("device.first")].empty());
+  CHECK(once[column("bytes.first")].empty());
+  CHECK(upload[column("op")] == "h2d");
+  CHECK(upload[column("host.steady.p50")] == "1000000");
+  CHECK(upload[column("host.steady.enough_calls")] == "false");
+  CHECK(upload[column("bytes.total")] == "3000000");
+  CHECK(upload[column("bytes.gbps_clock")] == "host");
+  CHECK(upload[column("device_untimed.sampled_out")] == "0");
+  CHECK(csv.find("notes") == std::string::npos);
+}
+
+TEST_CASE("report::find tells sites apart by kind and name") {
+  const warmup::report r = sample_report();
+  REQUIRE(r.find(warmup::op_kind::h2d, "upload") != nullptr);
+  CHECK(r.find(warmup::op_kind::h2d, "upload")->bytes->first == 1'000'000);
+  CHECK(r.find(warmup::op_kind::context, "once") == &r.sites[0]);
+  CHECK(r.find(warmup::op_kind::region, "upload") == nullptr);
+  CHECK(r.find(warmup::op_kind::h2d, "nothing") == nullptr);
 }

@@ -156,3 +156,25 @@ TEST_CASE("a failure message keeps its reason however long the path") {
   const std::string why = warmup::write_file_atomically(path, "x");
   CHECK(why.rfind("cannot write (File name too long) ", 0) == 0);  // the reason first
 }
+
+TEST_CASE("every report format is picked by its extension and by its name, and writes") {
+  const warmup::report r = warmup::snapshot();
+  for (const warmup::report_format_info& f : warmup::report_formats) {
+    CAPTURE(f.name);
+    std::vector<warmup::report_destination> d;
+    std::string error;
+    REQUIRE(warmup::parse_destinations("out/r" + std::string(f.extension) + ",pipe:" + std::string(f.name), d, error));
+    REQUIRE(d.size() == 2);
+    CHECK(d[0].format == f.format);
+    CHECK((d[1].target == "pipe" && d[1].format == f.format));
+    CHECK(&warmup::info(f.format) == &f);
+    CHECK(!warmup::format_report(r, f.format).empty());
+  }
+  std::vector<warmup::report_destination> d;
+  std::string error;
+  CHECK_FALSE(warmup::parse_destinations("out/report.xml", d, error));
+  for (const warmup::report_format_info& f : warmup::report_formats) {
+    CHECK(error.find(std::string(f.extension)) != std::string::npos);
+    CHECK(error.find(":" + std::string(f.name)) != std::string::npos);
+  }
+}

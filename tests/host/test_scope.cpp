@@ -9,7 +9,6 @@
 #include <thread>
 #include <vector>
 
-#include "report_lookup.hpp"
 #include "warmup/profile.hpp"
 
 using namespace std::chrono_literals;
@@ -21,7 +20,7 @@ TEST_CASE("a host scope measures at least the time spent inside it") {
     std::this_thread::sleep_for(i == 0 ? 5ms : 1ms);  // sleep_for never returns early
   }
   const auto r = warmup::snapshot();
-  const auto* s = find_site(r, "scope.sleep");
+  const auto* s = r.find(warmup::op_kind::region, "scope.sleep");
   REQUIRE(s != nullptr);
   CHECK(s->calls == 5);
   CHECK(s->host.first >= 5ms);
@@ -37,10 +36,10 @@ TEST_CASE("a site is its kind and its name, whatever the name's type") {
   { warmup::region_scope c{std::string("scope.") + "same"}; }  // a temporary
   { warmup::launch_scope d{"scope.same"}; }                    // another kind: another site
   const auto r = warmup::snapshot();
-  REQUIRE(find_site(r, "scope.same") != nullptr);
-  CHECK(find_site(r, "scope.same")->calls == 3);
-  REQUIRE(find_site(r, "scope.same", op_kind::launch) != nullptr);
-  CHECK(find_site(r, "scope.same", op_kind::launch)->calls == 1);
+  REQUIRE(r.find(warmup::op_kind::region, "scope.same") != nullptr);
+  CHECK(r.find(warmup::op_kind::region, "scope.same")->calls == 3);
+  REQUIRE(r.find(op_kind::launch, "scope.same") != nullptr);
+  CHECK(r.find(op_kind::launch, "scope.same")->calls == 1);
 }
 
 namespace {
@@ -55,10 +54,10 @@ TEST_CASE("WARMUP_SCOPE and WARMUP_FUNC_SCOPE make one site per name") {
   int n = 0;
   for (int i = 0; i < 7; ++i) n += macro_site_user();
   const auto r = warmup::snapshot();
-  REQUIRE(find_site(r, "macro_site_user") != nullptr);
-  CHECK(find_site(r, "macro_site_user")->calls == 7);
-  REQUIRE(find_site(r, "scope.macro.inner") != nullptr);
-  CHECK(find_site(r, "scope.macro.inner")->calls == 7);
+  REQUIRE(r.find(warmup::op_kind::region, "macro_site_user") != nullptr);
+  CHECK(r.find(warmup::op_kind::region, "macro_site_user")->calls == 7);
+  REQUIRE(r.find(warmup::op_kind::region, "scope.macro.inner") != nullptr);
+  CHECK(r.find(warmup::op_kind::region, "scope.macro.inner")->calls == 7);
   CHECK(n == 7);
 }
 
@@ -66,21 +65,21 @@ TEST_CASE("copies and allocations keep their bytes") {
   for (int i = 0; i < 4; ++i) { warmup::h2d_scope up{"scope.upload", std::size_t{1000} * (i + 1)}; }
   { warmup::alloc_scope a{"scope.alloc", std::size_t{1} << 20}; }
   const auto r = warmup::snapshot();
-  const auto* up = find_site(r, "scope.upload", op_kind::h2d);
+  const auto* up = r.find(op_kind::h2d, "scope.upload");
   REQUIRE(up != nullptr);
   REQUIRE(up->bytes);
-  CHECK(up->bytes->bytes_first == 1000);
-  CHECK(up->bytes->bytes_total == 10000);
+  CHECK(up->bytes->first == 1000);
+  CHECK(up->bytes->total == 10000);
   CHECK(up->bytes->first_gbps);
   CHECK(up->bytes->sizes_vary);  // 1000, 2000, 3000, 4000 bytes: no single steady bandwidth
   CHECK_FALSE(up->bytes->steady_gbps);
   CHECK(up->bytes->mean_gbps);
-  const auto* a = find_site(r, "scope.alloc", op_kind::alloc);
+  const auto* a = r.find(op_kind::alloc, "scope.alloc");
   REQUIRE(a != nullptr);
   REQUIRE(a->bytes);
-  CHECK(a->bytes->bytes_total == (1u << 20));
+  CHECK(a->bytes->total == (1u << 20));
   CHECK_FALSE(a->bytes->sizes_vary);
-  const auto* plain = find_site(r, "scope.sleep");
+  const auto* plain = r.find(warmup::op_kind::region, "scope.sleep");
   if (plain != nullptr) CHECK_FALSE(plain->bytes);
 }
 
@@ -93,7 +92,7 @@ TEST_CASE("an exception through a scope is measured and counted") {
     }
   }
   const auto r = warmup::snapshot();
-  const auto* s = find_site(r, "scope.throws");
+  const auto* s = r.find(warmup::op_kind::region, "scope.throws");
   REQUIRE(s != nullptr);
   CHECK(s->calls == 3);
   CHECK(s->exceptions == 2);
@@ -114,12 +113,12 @@ TEST_CASE("threads sharing and not sharing sites lose and double-count no call")
   for (int i = 0; i < 20; ++i) (void)warmup::snapshot();
   for (auto& th : pool) th.join();
   const auto r = warmup::snapshot();
-  REQUIRE(find_site(r, "scope.shared") != nullptr);
-  CHECK(find_site(r, "scope.shared")->calls == std::uint64_t{threads} * calls);
+  REQUIRE(r.find(warmup::op_kind::region, "scope.shared") != nullptr);
+  CHECK(r.find(warmup::op_kind::region, "scope.shared")->calls == std::uint64_t{threads} * calls);
   // Every call begun was recorded once, whichever lane of the series it went to.
-  CHECK(find_site(r, "scope.shared")->host.calls == std::uint64_t{threads} * calls);
+  CHECK(r.find(warmup::op_kind::region, "scope.shared")->host.calls == std::uint64_t{threads} * calls);
   for (int t = 0; t < threads; ++t) {
-    const auto* s = find_site(r, "scope.thread." + std::to_string(t), op_kind::launch);
+    const auto* s = r.find(op_kind::launch, "scope.thread." + std::to_string(t));
     REQUIRE(s != nullptr);
     CHECK(s->calls == calls);
     CHECK(s->host.calls == calls);
@@ -140,7 +139,7 @@ TEST_CASE("a slow call after the site idled is a cold recurrence, not steady noi
   warmup::set_idle_threshold(saved);
 
   const auto r = warmup::snapshot();
-  const auto* s = find_site(r, "scope.cold_again");
+  const auto* s = r.find(warmup::op_kind::region, "scope.cold_again");
   REQUIRE(s != nullptr);
   CHECK(s->calls == 41);
   CHECK(s->host.cold_recurrences == 1);
@@ -160,7 +159,7 @@ TEST_CASE("expect_cold() makes every site's next call a candidate") {
   call(40ms);
   for (int i = 0; i < 20; ++i) call(2ms);
   const auto r = warmup::snapshot();
-  const auto* s = find_site(r, "scope.after_reset", op_kind::launch);
+  const auto* s = r.find(op_kind::launch, "scope.after_reset");
   REQUIRE(s != nullptr);
   CHECK(s->host.cold_recurrences == 1);
   CHECK(s->host.warmup_calls <= 1);
@@ -171,7 +170,7 @@ TEST_CASE("the timeline keeps a site's first calls and a bounded sample after th
   for (int i = 0; i < 1000; ++i) { warmup::region_scope s{"scope.timeline"}; }
   warmup::set_timeline_calls(16);
   const auto r = warmup::snapshot();
-  const auto* s = find_site(r, "scope.timeline");
+  const auto* s = r.find(warmup::op_kind::region, "scope.timeline");
   REQUIRE(s != nullptr);
   CHECK(s->first_calls.size() == 64);
   REQUIRE(s->timeline.size() >= 8 + 8);
@@ -200,9 +199,9 @@ TEST_CASE("warmup::disable() stops measuring, warmup::enable() resumes") {
   CHECK(warmup::is_enabled());
   { warmup::region_scope s{"scope.switch"}; }
   const auto r = warmup::snapshot();
-  REQUIRE(find_site(r, "scope.switch") != nullptr);
-  CHECK(find_site(r, "scope.switch")->calls == 4);
-  CHECK(find_site(r, "scope.switch.never") == nullptr);  // not even registered while off
+  REQUIRE(r.find(warmup::op_kind::region, "scope.switch") != nullptr);
+  CHECK(r.find(warmup::op_kind::region, "scope.switch")->calls == 4);
+  CHECK(r.find(warmup::op_kind::region, "scope.switch.never") == nullptr);  // not even registered while off
 }
 
 TEST_CASE("byte counts of any integer type; a negative one counts as 0 and is said once") {
@@ -216,11 +215,11 @@ TEST_CASE("byte counts of any integer type; a negative one counts as 0 and is sa
   }
   { warmup::alloc_scope neg{"bytes.negative", -5}; }
   const auto r = warmup::snapshot();
-  REQUIRE(find_site(r, "bytes.int", op_kind::h2d) != nullptr);
-  CHECK(find_site(r, "bytes.int", op_kind::h2d)->bytes->bytes_total == 3000);
-  CHECK(find_site(r, "bytes.long_long", op_kind::d2h)->bytes->bytes_first == (1ULL << 40));
-  CHECK(find_site(r, "bytes.ushort", op_kind::d2d)->bytes->bytes_total == 21);
-  const auto* neg = find_site(r, "bytes.negative", op_kind::alloc);
+  REQUIRE(r.find(op_kind::h2d, "bytes.int") != nullptr);
+  CHECK(r.find(op_kind::h2d, "bytes.int")->bytes->total == 3000);
+  CHECK(r.find(op_kind::d2h, "bytes.long_long")->bytes->first == (1ULL << 40));
+  CHECK(r.find(op_kind::d2d, "bytes.ushort")->bytes->total == 21);
+  const auto* neg = r.find(op_kind::alloc, "bytes.negative");
   REQUIRE(neg != nullptr);
   CHECK(neg->calls == 1);
   CHECK_FALSE(neg->bytes);  // no bytes were counted
@@ -233,11 +232,11 @@ TEST_CASE("byte totals saturate instead of wrapping, and the report says so") {
   const std::uint64_t huge = std::numeric_limits<std::uint64_t>::max() / 2;
   for (int i = 0; i < 4; ++i) warmup::h2d_scope s{"bytes.huge", huge};
   const auto r = warmup::snapshot();
-  const auto* s = find_site(r, "bytes.huge", op_kind::h2d);
+  const auto* s = r.find(op_kind::h2d, "bytes.huge");
   REQUIRE(s != nullptr);
   REQUIRE(s->bytes);
   CHECK(s->bytes->total_saturated);
-  CHECK(s->bytes->bytes_total == std::numeric_limits<std::uint64_t>::max());
+  CHECK(s->bytes->total == std::numeric_limits<std::uint64_t>::max());
   CHECK_FALSE(s->bytes->mean_gbps);     // no rate from a saturated total
   CHECK_FALSE(s->bytes->sizes_vary);    // every call moved the same bytes
 }
@@ -248,13 +247,13 @@ TEST_CASE("bandwidth: copies say which clock it came from; allocations have none
     warmup::alloc_scope a{"bw.alloc", std::size_t{1} << 20};
   }
   const auto r = warmup::snapshot();
-  const auto* copy = find_site(r, "bw.copy", op_kind::h2d);
-  const auto* alloc = find_site(r, "bw.alloc", op_kind::alloc);
+  const auto* copy = r.find(op_kind::h2d, "bw.copy");
+  const auto* alloc = r.find(op_kind::alloc, "bw.alloc");
   REQUIRE(copy != nullptr);
   REQUIRE(alloc != nullptr);
   CHECK(copy->bytes->gbps_clock == warmup::clock_domain::host);
   CHECK(copy->bytes->first_gbps);
-  CHECK(alloc->bytes->bytes_total == 3u << 20);
+  CHECK(alloc->bytes->total == 3u << 20);
   CHECK_FALSE(alloc->bytes->gbps_clock);
   CHECK_FALSE(alloc->bytes->first_gbps);
   CHECK_FALSE(alloc->bytes->mean_gbps);
@@ -274,8 +273,8 @@ TEST_CASE("timed() measures a callable as a site and hands back its result") {
   CHECK(moved.size() == 100);
   CHECK(calls == 5);
   const auto r = warmup::snapshot();
-  REQUIRE(find_site(r, "timed.value") != nullptr);
-  CHECK(find_site(r, "timed.value")->calls == 4);
-  REQUIRE(find_site(r, "timed.void", op_kind::launch) != nullptr);
-  CHECK(find_site(r, "timed.void", op_kind::launch)->calls == 1);
+  REQUIRE(r.find(warmup::op_kind::region, "timed.value") != nullptr);
+  CHECK(r.find(warmup::op_kind::region, "timed.value")->calls == 4);
+  REQUIRE(r.find(op_kind::launch, "timed.void") != nullptr);
+  CHECK(r.find(op_kind::launch, "timed.void")->calls == 1);
 }

@@ -8,7 +8,6 @@
 
 #include <unistd.h>
 
-#include "../host/report_lookup.hpp"
 #include "warmup/detail/series.hpp"
 #include "warmup/detail/statistics.hpp"
 #include "warmup/profile.hpp"
@@ -36,7 +35,7 @@ TEST_CASE("10^8 calls on one site: counts exact, memory within the bound, sums c
   const std::size_t early = warmup::snapshot().library.site_bytes;
   for (std::uint64_t i = 1'000'000; i < calls; ++i) step();
   const warmup::report r = warmup::snapshot();
-  const auto* s = find_site(r, "long.one_site");
+  const auto* s = r.find(warmup::op_kind::region, "long.one_site");
   REQUIRE(s != nullptr);
   CHECK(s->calls == calls);
   CHECK(s->host.calls == calls);

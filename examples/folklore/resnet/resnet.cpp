@@ -80,11 +80,6 @@ TORCH_MODULE(ResNet18);
 
 double ms(double ns) { return ns / 1e6; }
 
-const warmup::site_report* find(const warmup::report& r, const char* name) {
-  for (const auto& s : r.sites)
-    if (s.name == name) return &s;
-  return nullptr;
-}
 
 }  // namespace
 
@@ -138,7 +133,7 @@ int main(int argc, char** argv) {
   if (json_path != nullptr) std::ofstream(json_path) << warmup::to_json(r) << '\n';
 
   // The comparison: first call, and the median of the calls after the warm-up warmup found.
-  const auto* f = find(r, "forward");
+  const auto* f = r.find(warmup::op_kind::region, "forward");
   if (f == nullptr || !f->device || !f->host.steady || !f->device->steady) {
     std::fprintf(stderr, "resnet: the forward site lacks steady figures\n");
     return 1;

@@ -12,8 +12,8 @@
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
-/// Host time is `std::chrono::steady_clock`: monotonic, and about 27 ns a read on the GPU
-/// machines (REFERENCE.md), cheap enough to read twice a scope.
+/// Host time is `std::chrono::steady_clock`: monotonic, and cheap enough to read twice a scope
+/// (the two reads are part of the `raw_parts` baseline in BENCHMARKS.md).
 using clock = std::chrono::steady_clock;
 
 inline std::uint64_t ns_since_epoch(clock::time_point t) noexcept {

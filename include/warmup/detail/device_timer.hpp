@@ -144,10 +144,12 @@ inline thread_rings& my_rings() noexcept {
   return t;
 }
 
-/// A device measurement in flight: the ring and slot its events came from.
+/// A device measurement in flight: the ring and slot its events came from; with no ring, why
+/// the call is host-timed only.
 struct device_mark {
   event_ring* ring = nullptr;
   std::uint64_t seq = 0;
+  untimed why = untimed::none;
 };
 
 /// The calling thread's ring for `device`, claimed or replaced when missing or stale; nullptr if
@@ -174,22 +176,22 @@ inline bool current(const event_ring* r) noexcept {
 
 /// An explicit stream: driver calls only, about 60 ns beyond the event record (the stream's
 /// context, its capture state), and the runtime's error slot is never touched.
-inline event_ring* ring_for_explicit(site* s, cudaStream_t stream) noexcept {
+inline event_ring* ring_for_explicit(cudaStream_t stream, untimed& why) noexcept {
   const cuda_state& st = cuda();
   const auto cu_stream = reinterpret_cast<CUstream>(stream);
   CUcontext ctx = nullptr;
   if (st.driver.stream_get_ctx(cu_stream, &ctx) != CUDA_SUCCESS) {
-    s->device_unavailable.fetch_add(1, std::memory_order_relaxed);  // not a live stream
+    why = untimed::unavailable;  // not a live stream
     return nullptr;
   }
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
   if (st.driver.stream_is_capturing(cu_stream, &capture) != CUDA_SUCCESS) {
-    s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
+    why = untimed::unavailable;
     return nullptr;
   }
   if (capture != CU_STREAM_CAPTURE_STATUS_NONE) {
     // Events recorded now would become graph nodes, not measurements.
-    s->device_captured.fetch_add(1, std::memory_order_relaxed);
+    why = untimed::captured;
     return nullptr;
   }
   thread_rings& mine = my_rings();
@@ -207,7 +209,7 @@ inline event_ring* ring_for_explicit(site* s, cudaStream_t stream) noexcept {
   r = device >= 0 && device < max_devices ? ring_for_device(device, false) : nullptr;
   // A stream of a context other than the device's primary one cannot record the ring's events.
   if (r == nullptr || r->context() != ctx || !current(r)) {
-    s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
+    why = untimed::unavailable;
     return nullptr;
   }
   return mine.last = r;
@@ -215,16 +217,16 @@ inline event_ring* ring_for_explicit(site* s, cudaStream_t stream) noexcept {
 
 /// The null, legacy or per-thread stream: runtime calls, which resolve it as the program's own
 /// compilation means it, and so only with no error of the program's pending.
-inline event_ring* ring_for_implicit(site* s, cudaStream_t stream) noexcept {
+inline event_ring* ring_for_implicit(cudaStream_t stream, untimed& why) noexcept {
   if (cudaPeekAtLastError() != cudaSuccess) {
-    s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
+    why = untimed::unavailable;
     return nullptr;
   }
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   cudaError_t e = cudaStreamIsCapturing(stream, &capture);
   if (e != cudaSuccess || capture != cudaStreamCaptureStatusNone) {
     if (e != cudaSuccess) forget_own_error(e);
-    s->device_captured.fetch_add(1, std::memory_order_relaxed);
+    why = untimed::captured;
     return nullptr;
   }
   int device = 0;
@@ -232,19 +234,20 @@ inline event_ring* ring_for_implicit(site* s, cudaStream_t stream) noexcept {
   if (e != cudaSuccess) forget_own_error(e);
   event_ring* r = e == cudaSuccess && device >= 0 && device < max_devices ? ring_for_device(device, true) : nullptr;
   if (r == nullptr || !current(r)) {
-    s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
+    why = untimed::unavailable;
     return nullptr;
   }
   return r;
 }
 
-/// Starts the device measurement of call `index` of `s` on `stream`. Returns an empty mark (the
-/// call is then host-timed only, and the site counts why) when there is no GPU, the stream is
+/// Starts the device measurement of call `index` of `sink` on `stream`. Returns a mark without
+/// a ring, saying why (the call is then host-timed only), when there is no GPU, the stream is
 /// being captured into a graph, the device's context does not exist yet, or a CUDA error
 /// stands in the way. `carried_ns` receives the time of the process's first driver probe, which
 /// the program would otherwise have paid inside this same scope and so belongs to its host time.
-inline device_mark device_begin(site* s, std::uint64_t index, cudaStream_t stream,
+inline device_mark device_begin(device_sink* sink, std::uint64_t index, cudaStream_t stream,
                                 std::uint64_t& carried_ns) noexcept {
+  device_mark m;
   cuda_state& st = cuda();
   if (st.runtime.load(std::memory_order_acquire) != cuda_state::available || st.closed.load(std::memory_order_relaxed)) {
     const auto t0 = clock::now();
@@ -256,20 +259,18 @@ inline device_mark device_begin(site* s, std::uint64_t index, cudaStream_t strea
     if (ok) carried_ns = probe_ns;
     else st.probe_ns.fetch_add(probe_ns, std::memory_order_relaxed);
     if (!ok) {
-      s->device_unavailable.fetch_add(1, std::memory_order_relaxed);
-      return {};
+      m.why = untimed::unavailable;
+      return m;
     }
   }
   const bool implicit = is_implicit_stream(stream);
-  event_ring* r = implicit ? ring_for_implicit(s, stream) : ring_for_explicit(s, stream);
-  if (r == nullptr) return {};
-  device_mark m;
-  switch (r->begin(s, index, stream, implicit, m.seq)) {
-    case event_ring::start::recorded: break;
-    case event_ring::start::full: s->device_dropped.fetch_add(1, std::memory_order_relaxed); return {};
-    case event_ring::start::failed: s->device_unavailable.fetch_add(1, std::memory_order_relaxed); return {};
+  event_ring* r = implicit ? ring_for_implicit(stream, m.why) : ring_for_explicit(stream, m.why);
+  if (r == nullptr) return m;
+  switch (r->begin(sink, index, stream, implicit, m.seq)) {
+    case event_ring::start::recorded: m.ring = r; break;
+    case event_ring::start::full: m.why = untimed::dropped; break;
+    case event_ring::start::failed: m.why = untimed::unavailable; break;
   }
-  m.ring = r;
   return m;
 }
 

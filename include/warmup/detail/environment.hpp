@@ -16,18 +16,11 @@
 
 #include <unistd.h>  // environ
 
-#include "warmup/detail/recurrence.hpp"
 #include "warmup/detail/text.hpp"
-#include "warmup/detail/timeline.hpp"
-#include "warmup/enable.hpp"
+#include "warmup/settings.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
-
-/// Every variable the library reads. WARMUP_REPORT is read at exit (report_file.hpp) and checked
-/// there; the others here, before main.
-inline constexpr std::string_view known_variables[] = {
-    "WARMUP_REPORT", "WARMUP_ENABLE", "WARMUP_DEVICE_SAMPLING", "WARMUP_IDLE_MS", "WARMUP_TIMELINE_CALLS"};
 
 /// What the environment asks for; a field stays empty when its variable is unset or wrong.
 struct environment_settings {
@@ -71,23 +64,27 @@ environment_settings read_environment(Get&& get, const std::vector<std::string_v
     else bad("WARMUP_DEVICE_SAMPLING", s, "adaptive or every_call", "adaptive sampling stays");
   }
   if (const char* v = get("WARMUP_IDLE_MS")) {
-    if (!parse_bounded(v, 1, 3'600'000, e.idle_ms))
+    if (!parse_bounded(v, idle_min.count(), idle_max.count(), e.idle_ms))
       bad("WARMUP_IDLE_MS", v, "a whole number of milliseconds from 1 to 3600000", "the idle threshold stays 1000 ms");
   }
   if (const char* v = get("WARMUP_TIMELINE_CALLS")) {
-    if (!parse_bounded(v, 1, 100'000, e.timeline_calls))
+    if (!parse_bounded(v, timeline_calls_min, timeline_calls_max, e.timeline_calls))
       bad("WARMUP_TIMELINE_CALLS", v, "a whole number from 1 to 100000", "the timeline keeps each site's first 16 calls");
   }
   for (std::string_view name : set_names) {
     if (name.substr(0, 7) != "WARMUP_") continue;
     bool known = false;
-    for (std::string_view k : known_variables) known = known || k == name;
+    std::string names;
+    for (const setting_variable& k : variables) {
+      known = known || k.name == name;
+      names += (names.empty() ? "" : ", ") + std::string(k.name);
+    }
     if (known) continue;
     std::string m = "unknown variable " + printable(name, 80) + " ignored";
     if (name == "WARMUP_DISABLE")
       m += " (WARMUP_DISABLE is a compile-time macro; WARMUP_ENABLE=0 stops measuring at run time)";
     else
-      m += " (known: WARMUP_REPORT, WARMUP_ENABLE, WARMUP_DEVICE_SAMPLING, WARMUP_IDLE_MS, WARMUP_TIMELINE_CALLS)";
+      m += " (known: " + names + ")";
     e.messages.push_back(std::move(m));
   }
   return e;
@@ -108,12 +105,10 @@ inline std::vector<std::string_view> environment_names() {
 inline void apply_environment() noexcept {
   WARMUP_TRY {
     const environment_settings e = read_environment([](const char* n) { return std::getenv(n); }, environment_names());
-    if (e.enable == 0) set_measuring(false);
-    if (e.every_call >= 0) set_sampling(e.every_call == 0);
-    if (e.idle_ms > 0)
-      recurrence().idle_ns.store(static_cast<std::uint64_t>(e.idle_ms) * 1'000'000, std::memory_order_relaxed);
-    if (e.timeline_calls > 0)
-      timeline_config().first_calls.store(static_cast<std::uint32_t>(e.timeline_calls), std::memory_order_relaxed);
+    if (e.enable == 0) disable();
+    if (e.every_call >= 0) set_device_sampling(e.every_call == 0 ? device_sampling::adaptive : device_sampling::every_call);
+    if (e.idle_ms > 0) set_idle_threshold(std::chrono::milliseconds(e.idle_ms));
+    if (e.timeline_calls > 0) set_timeline_calls(static_cast<std::uint32_t>(e.timeline_calls));
     for (const std::string& m : e.messages) std::fprintf(stderr, "warmup: %s\n", m.c_str());
   } WARMUP_CATCH_ALL {
     std::fputs("warmup: the WARMUP_* variables could not be read (out of memory); defaults kept\n", stderr);

@@ -19,7 +19,8 @@
 
 #include "warmup/detail/clock.hpp"
 #include "warmup/detail/cuda_runtime.hpp"
-#include "warmup/detail/site.hpp"
+#include "warmup/detail/device_sink.hpp"
+#include "warmup/detail/notices.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -104,7 +105,7 @@ class event_ring {
   /// one the program's compilation means); any other stream goes through the driver. `full`:
   /// no room even after reading back what the GPU has finished; `failed`: the record failed
   /// (on_device_error has said why). Either way the call is host-timed only.
-  start begin(site* s, std::uint64_t index, cudaStream_t stream, bool implicit, std::uint64_t& seq) noexcept {
+  start begin(device_sink* sink, std::uint64_t index, cudaStream_t stream, bool implicit, std::uint64_t& seq) noexcept {
     const std::uint64_t h = head_.load(std::memory_order_relaxed);
     if (h - tail_.load(std::memory_order_acquire) == slots_.size()) {
       // Full: grow first, so that reading back stays off the program's path (snapshot() does
@@ -123,7 +124,7 @@ class event_ring {
     }
     slot& sl = at(h);
     if (!record(sl.start, stream, implicit)) return start::failed;
-    sl.s = s;
+    sl.sink = sink;
     sl.index = index;
     sl.implicit = implicit;
     sl.state.store(slot_state::open, std::memory_order_relaxed);
@@ -140,7 +141,7 @@ class event_ring {
     sl.state.store(ok ? slot_state::recorded : slot_state::failed, std::memory_order_release);
   }
 
-  /// Reads back every finished measurement into its site. Returns how many remain pending.
+  /// Hands every finished measurement back to its sink. Returns how many remain pending.
   std::size_t drain(read_mode mode) noexcept {
     const busy_section busy;
     std::lock_guard<std::mutex> lock(mutex_);
@@ -162,7 +163,7 @@ class event_ring {
   struct slot {
     cudaEvent_t start = nullptr;
     cudaEvent_t end = nullptr;
-    site* s = nullptr;
+    device_sink* sink = nullptr;  ///< who gets the time back, and the call's index there
     std::uint64_t index = 0;
     std::atomic<slot_state> state{slot_state::free};
     bool after_idle = false;
@@ -171,7 +172,7 @@ class event_ring {
     slot() = default;
     slot(const slot& o) noexcept { *this = o; }
     slot& operator=(const slot& o) noexcept {
-      start = o.start, end = o.end, s = o.s, index = o.index, after_idle = o.after_idle, implicit = o.implicit;
+      start = o.start, end = o.end, sink = o.sink, index = o.index, after_idle = o.after_idle, implicit = o.implicit;
       state.store(o.state.load(std::memory_order_relaxed), std::memory_order_relaxed);
       return *this;
     }
@@ -215,8 +216,7 @@ class event_ring {
         if (t == CUDA_ERROR_NOT_READY) break;
         if (t == CUDA_SUCCESS) {
           const auto ns = static_cast<std::uint64_t>(std::llround(double(ms) * 1e6));
-          if (series* d = sl.s->device_series()) d->record(sl.index, ns, sl.after_idle);
-          place_on_timeline(sl, ns);
+          sl.sink->device_time(sl.index, ns, sl.after_idle, sl.sink->on_timeline(sl.index) ? start_on_host_clock(sl) : 0);
         } else {
           on_device_error(device_, t);
         }
@@ -226,20 +226,18 @@ class event_ring {
     }
   }
 
-  /// Puts the call's device side on its site's timeline, timed from the device's anchor.
-  void place_on_timeline(const slot& sl, std::uint64_t ns) noexcept {
+  /// When the call's start event was reached, in steady-clock ns, timed from the device's
+  /// anchor event (within tens of microseconds); 0 when the device has no anchor.
+  std::uint64_t start_on_host_clock(const slot& sl) const noexcept {
     const cuda_state& st = cuda();
     cudaEvent_t anchor = st.anchor[static_cast<std::size_t>(device_)].load(std::memory_order_acquire);
-    if (anchor == nullptr) return;
-    timeline_entry* e = sl.s->line.find(sl.index);
-    if (e == nullptr) return;
+    if (anchor == nullptr) return 0;
     float ms = 0.0f;
     if (st.driver.event_elapsed(&ms, reinterpret_cast<CUevent>(anchor), reinterpret_cast<CUevent>(sl.start)) != CUDA_SUCCESS)
-      return;
+      return 0;
     const double at = double(st.anchor_host_ns[static_cast<std::size_t>(device_)].load(std::memory_order_relaxed)) +
                       double(ms) * 1e6;
-    e->device_start.store(static_cast<std::uint64_t>(std::max(1.0, at)), std::memory_order_relaxed);
-    e->device_ns.store(ns, std::memory_order_relaxed);
+    return static_cast<std::uint64_t>(std::max(1.0, at));
   }
 
   /// Adds `pairs` event pairs (doubling the ring), keeping pending slots at their sequence

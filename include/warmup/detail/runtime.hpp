@@ -1,10 +1,12 @@
 /// @file
-/// @brief The process's start-up and exit hooks, in one place.
+/// @brief The process's start-up, fork and exit hooks, in one place.
 ///
 /// Every warmup header ends by including this file (through header_end.hpp), so whichever header
-/// a program includes, the process gets the same hooks, once: NVTX initialised before user
-/// threads exist, the `WARMUP_*` variables applied, fork handlers that give a child a clean
-/// report, and the `WARMUP_REPORT` report at exit.
+/// a program includes, the process gets the same hooks, once: the library's start time, NVTX
+/// initialised before user threads exist, the `WARMUP_*` variables applied (settings.hpp), fork
+/// handlers that give a child a clean report, and the `WARMUP_REPORT` report at exit. The state
+/// these hooks share lives behind the process anchor (process.hpp), one per process however
+/// many copies of the library it loads.
 #pragma once
 
 #include "warmup/config.hpp"
@@ -16,10 +18,10 @@
 #include <string>
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "warmup/detail/environment.hpp"
-#include "warmup/detail/fork.hpp"
 #include "warmup/detail/nvtx.hpp"
 #include "warmup/report_file.hpp"
 #include "warmup/snapshot.hpp"
@@ -74,6 +76,49 @@ inline bool register_report_at_exit() noexcept {
   // here: this copy stays loaded (keep_this_copy_loaded), so its handler runs at exit.
   cuda().register_before_teardown = [] { (void)std::atexit(read_back_before_teardown); };
   return std::atexit(report_at_exit) == 0;
+}
+
+// The library's locks are held across fork() (taken in a fixed order, released in both
+// processes), so the child never inherits one locked by a thread it does not have.
+inline void before_fork() noexcept {
+  if (process_anchor* a = anchor()) a->copies_mutex.lock();
+  sites().lock();
+  rings().lock();
+  notice_board().lock();
+}
+
+inline void after_fork_in_parent() noexcept {
+  notice_board().unlock();
+  rings().unlock();
+  sites().unlock();
+  if (process_anchor* a = anchor()) a->copies_mutex.unlock();
+}
+
+/// The child has one thread, this one. Its sites keep their names (WARMUP_SCOPE statics point at
+/// them) and lose their calls; the parent's events are dropped without a CUDA call; if the parent
+/// had initialised CUDA, device timing is off in the child (CUDA cannot be used there) and the
+/// first device-timed scope says so once. Scopes open across the fork are not recorded.
+inline void after_fork_in_child() noexcept {
+  cuda_state& st = cuda();
+  st.forked.store(true, std::memory_order_relaxed);
+  if (st.runtime.load(std::memory_order_relaxed) == cuda_state::available) {
+    st.forked_after_init.store(true, std::memory_order_relaxed);
+    st.runtime.store(cuda_state::unknown, std::memory_order_relaxed);
+  }
+  thread_rings& mine = my_rings();
+  mine.by_device.fill(nullptr);
+  mine.last = nullptr;
+  rings().forget_locked();
+  sites().reset_locked();
+  notice_board().reset_locked();
+  notice_board().unlock();
+  rings().unlock();
+  sites().unlock();
+  if (process_anchor* a = anchor()) a->copies_mutex.unlock();
+}
+
+inline bool register_fork_handlers() noexcept {
+  return pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) == 0;
 }
 
 /// The copy that registers the process's exit and fork handlers stays loaded to the end: a

@@ -22,22 +22,35 @@
 #include <unistd.h>
 
 #include "warmup/detail/device_sampler.hpp"
+#include "warmup/detail/device_sink.hpp"
 #include "warmup/detail/notices.hpp"
 #include "warmup/detail/nvtx.hpp"
 #include "warmup/detail/recurrence.hpp"
 #include "warmup/detail/series.hpp"
 #include "warmup/detail/timeline.hpp"
-#include "warmup/enable.hpp"
+#include "warmup/settings.hpp"
 #include "warmup/op.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
-/// Everything the library knows about one (operation kind, name) pair. Sites are made once,
-/// never freed (a report at exit may still read them), and updated only through atomics.
-struct site {
+/// What a snapshot reads of a site's counters, copied at one moment.
+struct site_counts {
+  std::uint64_t exceptions = 0;
+  std::uint64_t captured = 0, unavailable = 0, dropped = 0, sampled_out = 0;
+  std::uint64_t bytes_first = 0, bytes_total = 0;
+  bool bytes_vary = false;
+  bool bytes_overflow = false;  ///< the total passed 2^64 - 1: reported saturated
+};
+
+/// Everything the library knows about one (operation kind, name) pair, and the only code that
+/// changes it: a scope measures and hands its figures here, the event reader hands back device
+/// times here, a snapshot reads them. Sites are made once and never freed (a report at exit may
+/// still read them); every field is an atomic or written once.
+class site final : public device_sink {
+ public:
   site(op_kind k, std::string_view n, std::uint32_t i)
-      : name(n), op(k), id(i), line(timeline_config().first_calls.load(std::memory_order_relaxed)) {
+      : name(n), op(k), id(i), line_(timeline_config().first_calls.load(std::memory_order_relaxed)) {
     nvtx.set(name);
   }
   site(const site&) = delete;
@@ -49,37 +62,121 @@ struct site {
   const std::uint32_t id;
   nvtx_name nvtx;
 
-  // What every call touches shares one cache line: after a kernel launch has swept the
-  // caches, each further line a scope reads costs a miss.
-  alignas(64) std::atomic<std::uint64_t> entered{0};  ///< calls begun; also the next call's index
-  idle_tracker idle;
-  device_sampler sampler;
-  std::atomic<std::uint64_t> device_sampled_out{0};  ///< warm and steady: host time only
-  std::atomic<std::uint64_t> exceptions{0};          ///< calls left by an exception
+  // ---- A scope's calls, in the order it makes them.
 
-  series host;
-  timeline line;
+  /// Starts a call; returns its index (0 for the site's first).
+  WARMUP_HOT_INLINE std::uint64_t begin_call() noexcept { return entered_.fetch_add(1, std::memory_order_relaxed); }
 
-  std::atomic<std::uint64_t> bytes_first{0};
-  std::atomic<std::uint64_t> bytes_total{0};
-  std::atomic<bool> bytes_vary{false};
-  std::atomic<bool> bytes_overflow{false};  ///< the total passed 2^64 - 1: reported saturated
-
-  /// Counts the bytes of call `index`.
-  void add_bytes(std::uint64_t index, std::uint64_t n) noexcept {
-    if (index == 0) bytes_first.store(n, std::memory_order_relaxed);
-    const std::uint64_t before = bytes_total.fetch_add(n, std::memory_order_relaxed);
-    if (before + n < before) bytes_overflow.store(true, std::memory_order_relaxed);
-    // Any size unlike the first marks the site (the first's own store may still be on its way
-    // from another thread: snapshot() also compares the total with calls x first).
-    if (index != 0 && n != bytes_first.load(std::memory_order_relaxed))
-      bytes_vary.store(true, std::memory_order_relaxed);
+  /// Whether call `index` is device-timed: every call when sampling is off, else the sampler's
+  /// choice; a call left out is counted.
+  WARMUP_HOT_INLINE bool wants_device(std::uint64_t index) noexcept {
+    if (!sample_device.load(std::memory_order_relaxed) || sampler_.wants(index)) return true;
+    sampled_out_.fetch_add(1, std::memory_order_relaxed);
+    return false;
   }
 
-  // Why calls that asked for device timing did not get it.
-  std::atomic<std::uint64_t> device_captured{0};    ///< the stream was being captured
-  std::atomic<std::uint64_t> device_unavailable{0};  ///< no GPU, a CUDA error, no context yet
-  std::atomic<std::uint64_t> device_dropped{0};      ///< no room left in the event ring
+  /// Counts why a call that asked for device timing got none.
+  void count_untimed(untimed why) noexcept {
+    switch (why) {
+      case untimed::none: break;
+      case untimed::captured: captured_.fetch_add(1, std::memory_order_relaxed); break;
+      case untimed::unavailable: unavailable_.fetch_add(1, std::memory_order_relaxed); break;
+      case untimed::dropped: dropped_.fetch_add(1, std::memory_order_relaxed); break;
+    }
+  }
+
+  /// Whether call `index` still belongs to this site's calls: false when the site was reset
+  /// after the call began (the process forked inside the scope; this is the child, which
+  /// starts clean).
+  WARMUP_HOT_INLINE bool owns(std::uint64_t index) const noexcept {
+    return index < entered_.load(std::memory_order_relaxed);
+  }
+
+  /// The host side of call `index`, from `start_ns` to `stop_ns` (steady-clock ns), `host_ns`
+  /// long: on the timeline first, as its device side may be read back from the moment the
+  /// scope records its end event. Returns whether the call came after idling.
+  WARMUP_HOT_INLINE bool end_host(std::uint64_t index, std::uint64_t start_ns, std::uint64_t stop_ns,
+                                  std::uint64_t host_ns) noexcept {
+    const bool after_idle = idle_.candidate(start_ns, stop_ns);
+    timeline_host(&line_, index, start_ns, host_ns);
+    return after_idle;
+  }
+
+  /// The rest of call `index`: its host time, its bytes, whether an exception ended it, and for
+  /// device-timed calls what the sampler learns from its host time.
+  WARMUP_HOT_INLINE void end_call(std::uint64_t index, std::uint64_t host_ns, bool after_idle, std::uint64_t bytes,
+                                  bool device_timed, bool threw) noexcept {
+    host_.record(index, host_ns, after_idle);
+    if (device_timed) sampler_.observe(index, host_ns);
+    if (bytes != 0) add_bytes(index, bytes);
+    if (threw) exceptions_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // ---- The event reader's side (device_sink).
+
+  bool on_timeline(std::uint64_t index) const noexcept override { return line_.holds(index); }
+
+  void device_time(std::uint64_t index, std::uint64_t ns, bool after_idle, std::uint64_t start_ns) noexcept override {
+    if (series* d = device_series()) d->record(index, ns, after_idle);
+    if (start_ns != 0) timeline_device(&line_, index, start_ns, ns);
+  }
+
+  // ---- A snapshot's side.
+
+  const series& host_series() const noexcept { return host_; }
+  const series* device_series_if_any() const noexcept { return device_.load(std::memory_order_acquire); }
+  std::vector<timeline_call> timeline_calls() const { return line_.read(); }
+  site_counts counts() const noexcept {
+    site_counts c;
+    c.exceptions = exceptions_.load(std::memory_order_relaxed);
+    c.captured = captured_.load(std::memory_order_relaxed);
+    c.unavailable = unavailable_.load(std::memory_order_relaxed);
+    c.dropped = dropped_.load(std::memory_order_relaxed);
+    c.sampled_out = sampled_out_.load(std::memory_order_relaxed);
+    c.bytes_first = bytes_first_.load(std::memory_order_relaxed);
+    c.bytes_total = bytes_total_.load(std::memory_order_relaxed);
+    c.bytes_vary = bytes_vary_.load(std::memory_order_relaxed);
+    c.bytes_overflow = bytes_overflow_.load(std::memory_order_relaxed);
+    return c;
+  }
+
+  /// Memory held: the site, its timeline, its histograms' blocks, its device series, and its
+  /// name where the string keeps it outside the site.
+  std::size_t bytes() const noexcept {
+    const series* d = device_series_if_any();
+    const char* p = name.data();
+    const bool name_inside = p >= reinterpret_cast<const char*>(this) && p < reinterpret_cast<const char*>(this + 1);
+    return sizeof(*this) - sizeof(line_) - sizeof(host_) + line_.bytes() + host_.bytes() +
+           (name_inside ? 0 : name.capacity() + 1) + (d != nullptr ? d->bytes() : 0);
+  }
+
+  /// Forgets every call, keeping the site's identity (name, id, NVTX string), so pointers held
+  /// by `WARMUP_SCOPE` statics stay good. Only while no other thread can record: in a forked
+  /// child, which starts with a clean report.
+  void reset() noexcept {
+    entered_.store(0, std::memory_order_relaxed);
+    new (&idle_) idle_tracker{};
+    new (&sampler_) device_sampler{};
+    for (auto* a : {&sampled_out_, &exceptions_, &bytes_first_, &bytes_total_, &captured_, &unavailable_, &dropped_})
+      a->store(0, std::memory_order_relaxed);
+    bytes_vary_.store(false, std::memory_order_relaxed);
+    bytes_overflow_.store(false, std::memory_order_relaxed);
+    host_.reset();
+    line_.reset();
+    delete device_.exchange(nullptr, std::memory_order_acq_rel);
+  }
+
+ private:
+  /// Counts the bytes of call `index`.
+  void add_bytes(std::uint64_t index, std::uint64_t n) noexcept {
+    if (index == 0) bytes_first_.store(n, std::memory_order_relaxed);
+    const std::uint64_t before = bytes_total_.fetch_add(n, std::memory_order_relaxed);
+    if (before + n < before) bytes_overflow_.store(true, std::memory_order_relaxed);
+    // Any size unlike the first marks the site (the first's own store may still be on its way
+    // from another thread: the snapshot also compares the total with calls x first).
+    if (index != 0 && n != bytes_first_.load(std::memory_order_relaxed))
+      bytes_vary_.store(true, std::memory_order_relaxed);
+  }
 
   /// The device series, made by the first device measurement (off the hot path, when events are
   /// read back), so host-only sites never pay for it. Returns nullptr only if memory ran out.
@@ -93,38 +190,27 @@ struct site {
     delete fresh;
     return s;
   }
-  const series* device_series_if_any() const noexcept {
-    return device_.load(std::memory_order_acquire);
-  }
 
-  /// Memory held: the site, its timeline, its histograms' blocks, its device series, and its
-  /// name where the string keeps it outside the site.
-  std::size_t bytes() const noexcept {
-    const series* d = device_series_if_any();
-    const char* p = name.data();
-    const bool name_inside = p >= reinterpret_cast<const char*>(this) && p < reinterpret_cast<const char*>(this + 1);
-    return sizeof(*this) - sizeof(line) - sizeof(host) + line.bytes() + host.bytes() +
-           (name_inside ? 0 : name.capacity() + 1) + (d != nullptr ? d->bytes() : 0);
-  }
+  // What every call touches shares one cache line: after a kernel launch has swept the
+  // caches, each further line a scope reads costs a miss.
+  alignas(64) std::atomic<std::uint64_t> entered_{0};  ///< calls begun; also the next call's index
+  idle_tracker idle_;
+  device_sampler sampler_;
+  std::atomic<std::uint64_t> sampled_out_{0};  ///< warm and steady: host time only
+  std::atomic<std::uint64_t> exceptions_{0};   ///< calls left by an exception
 
-  /// Forgets every call, keeping the site's identity (name, id, NVTX string), so pointers held
-  /// by `WARMUP_SCOPE` statics stay good. Only while no other thread can record: in a forked
-  /// child, which starts with a clean report.
-  void reset() noexcept {
-    entered.store(0, std::memory_order_relaxed);
-    new (&idle) idle_tracker{};
-    new (&sampler) device_sampler{};
-    for (auto* a : {&device_sampled_out, &exceptions, &bytes_first, &bytes_total, &device_captured,
-                    &device_unavailable, &device_dropped})
-      a->store(0, std::memory_order_relaxed);
-    bytes_vary.store(false, std::memory_order_relaxed);
-    bytes_overflow.store(false, std::memory_order_relaxed);
-    host.reset();
-    line.reset();
-    delete device_.exchange(nullptr, std::memory_order_acq_rel);
-  }
+  series host_;
+  timeline line_;
 
- private:
+  std::atomic<std::uint64_t> bytes_first_{0};
+  std::atomic<std::uint64_t> bytes_total_{0};
+  std::atomic<bool> bytes_vary_{false};
+  std::atomic<bool> bytes_overflow_{false};
+
+  std::atomic<std::uint64_t> captured_{0};
+  std::atomic<std::uint64_t> unavailable_{0};
+  std::atomic<std::uint64_t> dropped_{0};
+
   std::atomic<series*> device_{nullptr};
 };
 

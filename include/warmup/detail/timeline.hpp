@@ -66,11 +66,15 @@ class timeline {
 
   /// The entry holding call `index`, for the device side (after the host side wrote it).
   timeline_entry* find(std::uint64_t index) noexcept {
+    return const_cast<timeline_entry*>(static_cast<const timeline*>(this)->find(index));
+  }
+  const timeline_entry* find(std::uint64_t index) const noexcept {
     if (index < first_) return &entries_[index];
     for (std::size_t i = first_; i < entries_.size(); ++i)
       if (entries_[i].index_plus_one.load(std::memory_order_acquire) == index + 1) return &entries_[i];
     return nullptr;
   }
+  bool holds(std::uint64_t index) const noexcept { return find(index) != nullptr; }
 
   std::vector<timeline_call> read() const {
     std::vector<timeline_call> out;
@@ -112,6 +116,14 @@ inline void timeline_host(timeline* t, std::uint64_t index, std::uint64_t start,
   e->host_start.store(start, std::memory_order_relaxed);
   e->host_ns.store(ns, std::memory_order_relaxed);
   e->index_plus_one.store(index + 1, std::memory_order_release);
+}
+
+/// Writes the device side of a call the timeline holds: `start` in steady-clock ns.
+inline void timeline_device(timeline* t, std::uint64_t index, std::uint64_t start, std::uint64_t ns) noexcept {
+  timeline_entry* e = t->find(index);
+  if (e == nullptr) return;
+  e->device_start.store(start, std::memory_order_relaxed);
+  e->device_ns.store(ns, std::memory_order_relaxed);
 }
 
 }  // namespace detail
