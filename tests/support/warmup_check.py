@@ -9,6 +9,7 @@ absolute path, .ci/gpu-run from the repository root):
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -99,6 +100,15 @@ def last_line_report(stdout):
 def sites_by_key(doc):
     """A report's sites by (op, name)."""
     return {(s["op"], s["name"]): s for s in doc["sites"]}
+
+
+def keep(path):
+    """Copies a file the check made into $CHECK_KEEP_DIR where that is set (.ci/gpu-run sets it
+    to its log folder), so that a GPU run's reports come back with its logs."""
+    folder = os.environ.get("CHECK_KEEP_DIR")
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+        shutil.copy(path, folder)
 
 
 def shown(command):
