@@ -8,9 +8,11 @@ usage: check_readme.py snippets|ncu              (reads README.md beside tests/)
 import os
 import re
 import shlex
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import warmup_check
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 README = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
@@ -60,10 +62,9 @@ def build_line(cxx):
         subst = {"warmup/include": os.path.join(ROOT, "include"), "app.cpp": os.path.join(ROOT, "examples", "steps.cpp"),
                  "app": exe}
         words = [cxx] + [subst.get(w, w) for w in words[1:]]
-        r = subprocess.run(words, capture_output=True, text=True)
-        assert r.returncode == 0, f"{' '.join(words)}\n{r.stderr}"
-        r = subprocess.run([exe], capture_output=True, text=True, timeout=120)
-        assert r.returncode == 0 and '"schema":"warmup.report/1"' in r.stdout, r
+        warmup_check.run_ok(words)
+        r = warmup_check.run_ok([exe], timeout=120)
+        assert '"schema":"warmup.report/1"' in r.stdout, r.stdout
     return f"the README's g++ line built and ran examples/steps.cpp: {' '.join(words[:3])} ..."
 
 

@@ -8,24 +8,21 @@ import csv
 import io
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import warmup_check
 
 program = sys.argv[1]
 failures = []
 
 
 def run(report, how="return", code=0, extra_env=None):
-    env = dict(os.environ)
-    env.update(extra_env or {})
-    if report is None:
-        env.pop("WARMUP_REPORT", None)
-    else:
-        env["WARMUP_REPORT"] = report
-    p = subprocess.run([program, how, str(code)], env=env, capture_output=True, timeout=60)
-    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
+    """Runs the program with WARMUP_REPORT=report (None: unset); returns (status, stdout, stderr)."""
+    p = warmup_check.run([program, how, str(code)], env={**(extra_env or {}), "WARMUP_REPORT": report}, timeout=60)
+    return p.returncode, p.stdout, p.stderr
 
 
 def check(name, condition, detail=""):
@@ -50,12 +47,12 @@ with tempfile.TemporaryDirectory() as tmp:
     for ext, path in paths.items():
         check(f"files: {ext} written", os.path.exists(path), os.listdir(tmp))
     if all(os.path.exists(p) for p in paths.values()):
-        doc = json.load(open(paths[".json"], encoding="utf-8"))
+        doc = warmup_check.load_report(paths[".json"])
         steps = [s for s in doc["sites"] if s["name"] == "exit.step"]
         check("files: .json holds every call", steps and steps[0]["calls"] == 20, steps)
         rows = list(csv.reader(io.StringIO(open(paths[".csv"], encoding="utf-8", newline="").read())))
         check("files: .csv has a header and a row per site", rows[0][0] == "name" and len(rows) == 3, rows[:1])
-        trace = json.load(open(paths[".trace.json"], encoding="utf-8"))
+        trace = warmup_check.load_report(paths[".trace.json"])
         check("files: .trace.json has events", any(e.get("ph") == "X" for e in trace["traceEvents"]))
         ET.parse(paths[".svg"])
         check("files: .svg is XML", True)
@@ -73,8 +70,8 @@ with tempfile.TemporaryDirectory() as tmp:
           and not os.path.exists(typo), err)
     upper = os.path.join(tmp, "report.JSON")
     rc, out, err = run(upper)
-    check("an extension in capitals is understood", rc == 0 and json.load(open(upper))["schema"] == "warmup.report/1",
-          err)
+    check("an extension in capitals is understood",
+          rc == 0 and warmup_check.load_report(upper)["schema"] == "warmup.report/1", err)
     rc, out, err = run(" ,,, ", code=0)
     check("a list that names nothing is said, and the table goes to stderr",
           "names no destination" in err and "exit.step" in err, err)
@@ -104,7 +101,7 @@ with tempfile.TemporaryDirectory() as tmp:
     old = os.path.join(tmp, "old.json")
     open(old, "w").write("previous report")
     rc, out, err = run(old)
-    check("an existing report is replaced whole", json.load(open(old))["schema"] == "warmup.report/1")
+    check("an existing report is replaced whole", warmup_check.load_report(old)["schema"] == "warmup.report/1")
 
     rc, out, err = run("stderr", how="quick_exit", code=6)
     check("std::quick_exit: status kept, no report (exit handlers do not run)", rc == 6 and "warmup report" not in err,
@@ -115,7 +112,7 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run(forked + "," + os.path.join(tmp, "forked.trace.json"), how="fork", code=9)
     child_pid = out.strip()
     check("fork: the parent's status kept", rc == 9, (rc, err))
-    parent = json.load(open(forked))
+    parent = warmup_check.load_report(forked)
     names = {s["name"]: s["calls"] for s in parent["sites"]}
     check("fork: the parent's report holds its calls, not the child's",
           names.get("exit.step") == 20 and "exit.child" not in names, names)
@@ -124,10 +121,10 @@ with tempfile.TemporaryDirectory() as tmp:
     ok = child_pid.isdigit() and os.path.exists(child_path) and os.path.exists(child_trace)
     check("fork: the child writes its own files, named with its pid", ok, (child_pid, sorted(os.listdir(tmp))))
     if ok:
-        child = {s["name"]: s["calls"] for s in json.load(open(child_path))["sites"]}
+        child = {s["name"]: s["calls"] for s in warmup_check.load_report(child_path)["sites"]}
         check("fork: the child's report starts clean", child.get("exit.child") == 3 and child.get("exit.step", 0) == 0,
               child)
-        json.load(open(child_trace))
+        warmup_check.load_report(child_trace)
 
     # Garbage in every WARMUP_* variable: one message each, the defaults kept, status unchanged.
     garbage = {"WARMUP_ENABLE": "perhaps", "WARMUP_DEVICE_SAMPLING": "sometimes", "WARMUP_IDLE_MS": "-1",
@@ -138,13 +135,13 @@ with tempfile.TemporaryDirectory() as tmp:
     for name in garbage:
         line = f"warmup: unknown variable {name}" if name == "WARMUP_REPROT" else f"warmup: {name}="
         check(f"garbage variables: one message for {name}", err.count(line) == 1, err)
-    doc = json.load(open(path))
+    doc = warmup_check.load_report(path)
     steps = [s for s in doc["sites"] if s["name"] == "exit.step"]
     check("garbage variables: still measuring (WARMUP_ENABLE kept on)", steps and steps[0]["calls"] == 20, steps)
     rc, out, err = run(os.path.join(tmp, "off.json"), code=0, extra_env={"WARMUP_ENABLE": "0"})
-    off = json.load(open(os.path.join(tmp, "off.json")))
+    off = warmup_check.load_report(os.path.join(tmp, "off.json"))
     check("WARMUP_ENABLE=0: nothing measured", all(s["calls"] == 0 for s in off["sites"]), off["sites"])
 
 if failures:
-    sys.exit(f"{len(failures)} checks failed")
+    warmup_check.fail(f"{len(failures)} checks failed")
 print("all exit-report checks passed")

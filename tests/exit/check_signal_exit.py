@@ -13,15 +13,15 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import warmup_check
+
 program = sys.argv[1]
 random.seed(12)
 outcomes = {}
 with tempfile.TemporaryDirectory() as tmp:
     for report in (None, "stderr", os.path.join(tmp, "r.json")):
-        env = dict(os.environ)
-        env.pop("WARMUP_REPORT", None)
-        if report:
-            env["WARMUP_REPORT"] = report
+        env = warmup_check.environment({"WARMUP_REPORT": report})
         for run in range(30):
             p = subprocess.Popen([program], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             assert p.stdout.readline().strip() == b"ready"
@@ -36,6 +36,6 @@ with tempfile.TemporaryDirectory() as tmp:
                 rc = "hang"
             outcomes.setdefault(str(report and os.path.basename(report)), []).append(rc)
             if rc != 130:
-                sys.exit(f"WARMUP_REPORT={report}, run {run}: {rc}\n{err.decode(errors='replace')[-2000:]}")
+                warmup_check.fail(f"WARMUP_REPORT={report}, run {run}: {rc}\n{err.decode(errors='replace')[-2000:]}")
 for report, rcs in outcomes.items():
     print(f"WARMUP_REPORT={report}: {len(rcs)} runs, all exit 130")

@@ -20,19 +20,15 @@ TEST:
 import argparse
 import glob
 import os
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import warmup_check
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 STRICT = ["-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Wconversion", "-Wsign-conversion", "-Werror"]
-
-
-def sh(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"failed ({r.returncode}): {' '.join(cmd)}\n{r.stdout}{r.stderr}")
-    return r
+sh = warmup_check.run_ok  # a build step: a failure ends the test with the compiler's message
 
 
 class Build:
@@ -61,16 +57,16 @@ def mixed(b):
         off = b.obj("mixed_disabled.cpp", f"off{opt}.o", [opt, "-DWARMUP_DISABLE"])
         for name, order in (("enabled first", [on, off, main]), ("disabled first", [off, on, main])):
             exe = b.link(order, f"mixed{opt}")
-            r = subprocess.run([exe], capture_output=True, text=True, timeout=60)
+            r = warmup_check.run([exe], timeout=60)
             if r.returncode != 0:
-                sys.exit(f"{opt}, {name}: exit {r.returncode}\n{r.stdout}{r.stderr}")
+                warmup_check.fail(f"{opt}, {name}: exit {r.returncode}\n{r.stdout}{r.stderr}")
             lines.append(f"{opt}, {name}: {r.stdout.strip()}")
     return "\n".join(lines)
 
 
 def only_scope(b):
     exe = b.link([b.obj("only_scope.cpp", "only_scope.o", ["-O1"])], "only_scope")
-    r = subprocess.run([exe], capture_output=True, text=True, timeout=60, env=dict(os.environ, WARMUP_REPORT="stderr"))
+    r = warmup_check.run([exe], timeout=60, env={"WARMUP_REPORT": "stderr"})
     assert r.returncode == 0, r
     rows = [l for l in r.stderr.splitlines() if l.startswith("only_scope.site")]
     assert rows and rows[0].split()[3] == "3", r.stderr
@@ -83,7 +79,7 @@ def no_exceptions(b):
         flags = ["-O1", "-fno-exceptions", "-fno-rtti", "-Wall", "-Wextra", "-Werror"] + extra
         exe = b.link([b.obj("no_exceptions.cpp", f"noexc_{mode}.o", flags)], f"noexc_{mode}")
         report = os.path.join(b.tmp, f"report_{mode}.json")
-        r = subprocess.run([exe, report], capture_output=True, text=True, timeout=60)
+        r = warmup_check.run([exe, report], timeout=60)
         assert r.returncode == 0, (mode, r)
         assert os.path.getsize(report) > 0, mode
         lines.append(f"{mode}: {r.stdout.strip()}")
@@ -95,38 +91,34 @@ def global_name(b):
     for mode, extra in (("measuring", []), ("disabled", ["-DWARMUP_DISABLE"])):
         exe = b.link([b.obj("global_name.cpp", f"global_{mode}.o", ["-O1", "-Wall", "-Wextra", "-Werror"] + extra)],
                      f"global_{mode}")
-        r = subprocess.run([exe], capture_output=True, text=True, timeout=60)
+        r = warmup_check.run([exe], timeout=60)
         assert r.returncode == 0, (mode, r)
         lines.append(f"g++ {mode}: {r.stdout.strip()}")
     if b.a.nvcc:
         exe = os.path.join(b.tmp, "global_cu")
         sh([b.a.nvcc, "-std=c++17", "-arch=sm_90", os.path.join(HERE, "global_name.cu"), "-o", exe, "-I" + b.a.include])
-        r = subprocess.run([exe], capture_output=True, text=True, timeout=120)
+        r = warmup_check.run([exe], timeout=120)
         assert r.returncode == 0, r
         lines.append(f"nvcc: {r.stdout.strip()}")
     return "\n".join(lines)
 
 
 def before_main(b):
-    import json
     exe = b.link([b.obj("early_main.cpp", "early_main.o", ["-O1"]), b.obj("early_work.cpp", "early_work.o", ["-O1"])],
                  "early")
-    r = subprocess.run([exe], capture_output=True, text=True, timeout=60,
-                       env=dict(os.environ, WARMUP_ENABLE="0", WARMUP_REPORT="stderr"))
+    r = warmup_check.run([exe], timeout=60, env={"WARMUP_ENABLE": "0", "WARMUP_REPORT": "stderr"})
     assert r.returncode == 0 and "(no site was measured)" in r.stderr, r.stderr
     report, trace = os.path.join(b.tmp, "early.json"), os.path.join(b.tmp, "early.trace.json")
-    r = subprocess.run([exe], capture_output=True, text=True, timeout=60,
-                       env=dict(os.environ, WARMUP_REPORT=f"{report},{trace}"))
+    r = warmup_check.run([exe], timeout=60, env={"WARMUP_REPORT": f"{report},{trace}"})
     assert r.returncode == 0, r.stderr
-    calls = {s["name"]: s["calls"] for s in json.load(open(report))["sites"]}
+    calls = {s["name"]: s["calls"] for s in warmup_check.load_report(report)["sites"]}
     assert calls == {"early.ctor": 1, "early.main": 1, "early.dtor": 1}, calls
-    starts = [e["ts"] for e in json.load(open(trace))["traceEvents"] if e.get("ph") == "X"]
+    starts = [e["ts"] for e in warmup_check.load_report(trace)["traceEvents"] if e.get("ph") == "X"]
     assert len(starts) == 3 and min(starts) >= 0, starts
     return f"WARMUP_ENABLE=0 applied before main; report at exit: {calls}; earliest ts {min(starts)} us"
 
 
 def shared_libs(b):
-    import json
     lines = []
     for visibility in ("default", "hidden"):
         flags = ["-O1", "-fPIC", f"-fvisibility={visibility}"]
@@ -137,31 +129,28 @@ def shared_libs(b):
         sh([b.a.cxx, b.obj("shared_main.cpp", f"main_{visibility}.o", ["-O1", f"-fvisibility={visibility}"]), lib_a,
             "-o", exe, "-Wl,-rpath," + b.tmp] + b.libs)
         report = os.path.join(b.tmp, f"shared_{visibility}.json")
-        r = subprocess.run([exe, lib_b], capture_output=True, text=True, timeout=60,
-                           env=dict(os.environ, WARMUP_REPORT=f"stderr,{report}"))
+        r = warmup_check.run([exe, lib_b], timeout=60, env={"WARMUP_REPORT": f"stderr,{report}"})
         assert r.returncode == 0, (visibility, r.stdout, r.stderr)
         assert r.stderr.count("warmup report") == 1, (visibility, "one table at exit", r.stderr)
-        calls = {s["name"]: s["calls"] for s in json.load(open(report))["sites"]}
+        calls = {s["name"]: s["calls"] for s in warmup_check.load_report(report)["sites"]}
         assert calls == {"libs.shared": 41, "libs.a": 1, "libs.b": 20}, (visibility, calls)
         lines.append(f"{visibility}: {r.stdout.strip()}; one report at exit: {calls}")
         host = os.path.join(b.tmp, f"plugin_host_{visibility}")
         sh([b.a.cxx, os.path.join(HERE, "plugin_host.cpp"), "-o", host, "-ldl"])
-        r = subprocess.run([host, lib_b], capture_output=True, text=True, timeout=60,
-                           env=dict(os.environ, WARMUP_REPORT=f"stderr,{report}"))
+        r = warmup_check.run([host, lib_b], timeout=60, env={"WARMUP_REPORT": f"stderr,{report}"})
         assert r.returncode == 0, (visibility, r.stderr)
         tail = r.stderr.split("round 1 done", 1)
         assert len(tail) == 2 and "warmup report" in tail[1] and r.stderr.count("warmup report") == 1, (visibility, r.stderr)
-        calls = {s["name"]: s["calls"] for s in json.load(open(report))["sites"]}
+        calls = {s["name"]: s["calls"] for s in warmup_check.load_report(report)["sites"]}
         assert calls == {"libs.shared": 20, "libs.b": 20}, (visibility, calls)
         lines.append(f"{visibility}, plugin only, loaded twice: one report after both rounds: {calls}")
         # A program with scopes that only dlopens: it exports the anchor, as the CMake target does.
         solo = os.path.join(b.tmp, f"solo_{visibility}")
         sh([b.a.cxx, b.obj("shared_main.cpp", f"solo_{visibility}.o", ["-O1", "-DNO_LINKED_LIBRARY"]), "-o", solo,
             "-Wl,--export-dynamic-symbol=cuda_warmup_anchor_v1"] + b.libs)
-        r = subprocess.run([solo, lib_b], capture_output=True, text=True, timeout=60,
-                           env=dict(os.environ, WARMUP_REPORT=f"stderr,{report}"))
+        r = warmup_check.run([solo, lib_b], timeout=60, env={"WARMUP_REPORT": f"stderr,{report}"})
         assert r.returncode == 0 and r.stderr.count("warmup report") == 1, (visibility, r.stdout, r.stderr)
-        calls = {s["name"]: s["calls"] for s in json.load(open(report))["sites"]}
+        calls = {s["name"]: s["calls"] for s in warmup_check.load_report(report)["sites"]}
         assert calls == {"libs.shared": 40, "libs.b": 20}, (visibility, calls)
         lines.append(f"{visibility}, program and plugin only: one report: {calls}")
     return "\n".join(lines)
@@ -176,7 +165,7 @@ def strict(b):
                 f.write(f'#include "{os.path.relpath(h, b.a.include)}"\n')
             sh([b.a.cxx, "-std=c++17", "-fsyntax-only", src] + b.inc + STRICT + extra)
         exe = b.link([b.obj("strict_usage.cpp", f"strict_{mode}.o", ["-O2"] + STRICT + extra)], f"strict_{mode}")
-        r = subprocess.run([exe], capture_output=True, text=True, timeout=60)
+        r = warmup_check.run([exe], timeout=60)
         assert r.returncode == 0, (mode, r)
     return f"{os.path.basename(b.a.cxx)}: {len(headers)} public headers alone and the usage program, measuring and disabled, clean"
 

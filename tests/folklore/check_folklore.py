@@ -10,11 +10,12 @@ usage: check_folklore.py EXAMPLE_NAME PROGRAM [ARGS...]
   EXAMPLE_NAME: alloc, host_memory, module_loading, module_loading_ptx, cublas_variants,
                 batching, streams or graphs; ARGS go to the program before --json FILE.
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import warmup_check
 
 MIB = 1 << 20
 CONTEXT = "cudaSetDevice + cudaFree(0)"
@@ -25,7 +26,7 @@ class Report:
 
     def __init__(self, doc, stdout, tag):
         self.doc, self.stdout, self.tag = doc, stdout, tag
-        self.sites = {(s["op"], s["name"]): s for s in doc["sites"]}
+        self.sites = warmup_check.sites_by_key(doc)
 
     def site(self, op, name, calls=None, device=None):
         """The site (op, name); asserts its call count and whether it has device times."""
@@ -67,24 +68,13 @@ def cold(s, clock="host_ns"):
 def run(program, args, tmp, tag, env=None):
     """Runs the program with --json; exits 77 if it found no GPU; returns its Report."""
     path = os.path.join(tmp, tag + ".json")
-    full_env = dict(os.environ)
-    for k, v in (env or {}).items():
-        if v is None:
-            full_env.pop(k, None)
-        else:
-            full_env[k] = v
     command = [program, *args, "--json", path]
     shown = " ".join(f"{k}={v}" for k, v in (env or {}).items() if v is not None)
     print(f"=== {tag}: {shown} {' '.join(command)}", flush=True)
-    proc = subprocess.run(command, capture_output=True, text=True, env=full_env, timeout=100)
-    sys.stdout.write(proc.stdout)
-    sys.stderr.write(proc.stderr)
-    sys.stdout.flush()
-    if "no usable GPU" in proc.stderr:
-        sys.exit(77)
-    assert proc.returncode == 0, (tag, proc.returncode)
-    with open(path, encoding="utf-8") as f:
-        doc = json.load(f)
+    proc = warmup_check.run(command, env=env, timeout=100, echo=True)
+    warmup_check.skip_without_gpu(proc)
+    warmup_check.expect_exit(proc)
+    doc = warmup_check.load_report(path)
     assert doc["schema"] == "warmup.report/1", doc["schema"]
     assert doc["device"] is not None and doc["device_status"] == "ok", doc["device_status"]
     assert doc["device_pending"] == 0, doc["device_pending"]

@@ -12,9 +12,12 @@ import csv
 import decimal
 import io
 import json
-import subprocess
+import os
 import sys
 import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import warmup_check
 
 HOSTILE = [  # as the program names its sites, and as a parser must read them back
     ('quote" backslash\\ slash/', 'quote" backslash\\ slash/'),
@@ -29,12 +32,11 @@ HOSTILE = [  # as the program names its sites, and as a parser must read them ba
 
 
 def run(args):
-    out = subprocess.run(args, check=True, capture_output=True).stdout
-    return out.decode("utf-8")  # raises on invalid UTF-8
+    return warmup_check.run_ok(args).stdout  # fails on invalid UTF-8
 
 
 def check_steps(program):
-    doc = json.loads(run([program]).rstrip("\n").split("\n")[-1])
+    doc = warmup_check.last_line_report(run([program]))
     assert doc["schema"] == "warmup.report/1", doc["schema"]
     assert doc["device"] is None or isinstance(doc["device"]["name"], str)
     assert isinstance(doc["device_status"], str) and doc["device_status"]

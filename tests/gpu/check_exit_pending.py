@@ -4,21 +4,20 @@ device time of the kernel still running when main returned. Exits 77 without a G
 
 usage: check_exit_pending.py PROGRAM
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import warmup_check
+
 with tempfile.TemporaryDirectory() as tmp:
     path = os.path.join(tmp, "exit.json")
-    run = subprocess.run([sys.argv[1]], env=dict(os.environ, WARMUP_REPORT=path), capture_output=True, text=True)
-    if run.returncode == 77:
-        print(run.stdout.strip())
-        sys.exit(77)
-    assert run.returncode == 0, (run.returncode, run.stderr)
+    run = warmup_check.run([sys.argv[1]], env={"WARMUP_REPORT": path})
+    warmup_check.skip_without_gpu(run)
+    warmup_check.expect_exit(run)
     assert "warmup:" not in run.stderr or "device timing" not in run.stderr, run.stderr
-    doc = json.load(open(path, encoding="utf-8"))
+    doc = warmup_check.load_report(path)
 (site,) = [s for s in doc["sites"] if s["name"] == "exit.pending_200ms"]
 # The device is described at exit too (it was null in 0.1: its description was destroyed before
 # the exit handler read it), with the event-pair floor measured on it.

@@ -4,26 +4,24 @@
 Exits 77 (skipped) when the example found no GPU.
 usage: check_first_inference.py PROGRAM
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import warmup_check
 
 program = sys.argv[1]
 with tempfile.TemporaryDirectory() as tmp:
     path = os.path.join(tmp, "report.json")
-    run = subprocess.run([program, "--json", path], capture_output=True, text=True)
-    sys.stdout.write(run.stdout)
-    sys.stderr.write(run.stderr)
-    if "no usable GPU" in run.stderr:
-        sys.exit(77)
-    assert run.returncode == 0, run.returncode
-    doc = json.load(open(path, encoding="utf-8"))
+    run = warmup_check.run([program, "--json", path], echo=True)
+    warmup_check.skip_without_gpu(run)
+    warmup_check.expect_exit(run)
+    doc = warmup_check.load_report(path)
     raw_lines = open(path + ".raw", encoding="utf-8").read().split()
 
 assert doc["device"] is not None and doc["device_status"] == "ok", doc["device_status"]
-sites = {(s["op"], s["name"]): s for s in doc["sites"]}
+sites = warmup_check.sites_by_key(doc)
 
 
 def site(op, name):
@@ -99,9 +97,8 @@ assert abs(lib_excess - raw_excess) <= 0.01 * raw_excess, (lib_excess, raw_exces
 explicit_stream = site("region", "cudaStreamCreate")["host_ns"]["first"]
 with tempfile.TemporaryDirectory() as tmp:
     path = os.path.join(tmp, "lazy.json")
-    run = subprocess.run([program, "--lazy-context", "--json", path], capture_output=True, text=True)
-    assert run.returncode == 0, (run.returncode, run.stderr)
-    lazy = {(s["op"], s["name"]): s for s in json.load(open(path, encoding="utf-8"))["sites"]}
+    warmup_check.run_ok([program, "--lazy-context", "--json", path])
+    lazy = warmup_check.sites_by_key(warmup_check.load_report(path))
 assert ("context", "cudaSetDevice + cudaFree(0)") not in lazy
 lazy_stream = lazy[("region", "cudaStreamCreate")]["host_ns"]["first"]
 lazy_forward = lazy[("region", "forward")]["host_ns"]

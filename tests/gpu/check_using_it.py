@@ -6,17 +6,17 @@ GPU.
 
 usage: check_using_it.py PROGRAM
 """
-import json
-import subprocess
+import os
 import sys
 
-run = subprocess.run([sys.argv[1]], capture_output=True, text=True, timeout=120)
-assert run.returncode == 0, (run.returncode, run.stderr)
-doc = json.loads(run.stdout.rstrip("\n").split("\n")[-1])
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import warmup_check
+
+run = warmup_check.run_ok([sys.argv[1]], timeout=120)
+doc = warmup_check.last_line_report(run.stdout)
 if doc["device"] is None:
-    print(f"no GPU: {doc['device_status']}")
-    sys.exit(77)
-sites = {(s["op"], s["name"]): s for s in doc["sites"]}
+    warmup_check.skip(f"no GPU: {doc['device_status']}")
+sites = warmup_check.sites_by_key(doc)
 up, fwd = sites[("h2d", "upload")], sites[("region", "forward")]
 assert up["calls"] == 100 and fwd["calls"] == 100, (up["calls"], fwd["calls"])
 up_p50 = up["device_ns"]["steady"]["p50"]

@@ -9,17 +9,17 @@ usage: check_configure.py SOURCE_DIR SCRATCH_DIR GENERATOR
 """
 import os
 import shutil
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import warmup_check
 
 src, scratch, generator = sys.argv[1:4]
 shutil.rmtree(scratch, ignore_errors=True)
 
 
 def cmake(build, *args):
-    r = subprocess.run(["cmake", "-S", src, "-B", build, "-G", generator, "-DWARMUP_BUILD_EXAMPLES=OFF", *args],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
+    r = warmup_check.run_ok(["cmake", "-S", src, "-B", build, "-G", generator, "-DWARMUP_BUILD_EXAMPLES=OFF", *args])
     return r.stdout + r.stderr
 
 
@@ -39,17 +39,15 @@ assert "using Release" in out, out
 assert cache(b1, "WARMUP_BUILD_TESTS") == "OFF", cache(b1, "WARMUP_BUILD_TESTS")
 assert "Catch2 not found; tests are off" in out, out
 prefix = os.path.join(scratch, "prefix")
-r = subprocess.run(["cmake", "--install", b1, "--prefix", prefix], capture_output=True, text=True)
-assert r.returncode == 0, r.stderr
+warmup_check.run_ok(["cmake", "--install", b1, "--prefix", prefix])
 assert os.path.exists(os.path.join(prefix, "include", "warmup", "profile.hpp"))
 print("no build type: Release; no Catch2: tests off with a message, install works")
 
 b2 = os.path.join(scratch, "asked")
 cmake(b2, no_catch2, "-DWARMUP_BUILD_TESTS=ON", "-DCMAKE_BUILD_TYPE=Debug")
 assert cache(b2, "CMAKE_BUILD_TYPE") == "Debug"
-r = subprocess.run(["ctest", "--test-dir", b2, "-R", "^(host|nvtx|long_runs)$"], capture_output=True, text=True)
-assert r.returncode == 0, r.stdout + r.stderr
+r = warmup_check.run_ok(["ctest", "--test-dir", b2, "-R", "^(host|nvtx|long_runs)$"])
 assert r.stdout.count("Skipped") >= 3 and "Passed" not in r.stdout.split("tests passed")[0], r.stdout
-r = subprocess.run(["ctest", "--test-dir", b2, "-R", "^host$", "-V"], capture_output=True, text=True)
+r = warmup_check.run(["ctest", "--test-dir", b2, "-R", "^host$", "-V"])
 assert "skipped: Catch2 (2 or 3) was not found" in r.stdout, r.stdout
 print("no Catch2, tests asked for: its tests skipped with the reason")

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Runs examples/first_inference with WARMUP_REPORT naming an SVG, a trace and a CSV file, and
+reads each one back: the CSV has its header and a row per site, `forward` among them; the trace
+has `forward` calls in its traceEvents; the SVG is XML that names every site. Exits 77 (skipped)
+when the example found no GPU. Where CHECK_KEEP_DIR is set (.ci/gpu-run), the three files are
+kept there: docs/first_inference.svg is that picture.
+
+usage: check_report_at_exit.py PROGRAM
+"""
+import csv
+import os
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import warmup_check
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def csv_sites(path):
+    """The site names of a CSV report, after checking its header and that its rows are whole."""
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows and rows[0][:3] == ["name", "op", "calls"], rows[:1]
+    assert len(rows) > 1 and all(len(r) == len(rows[0]) for r in rows), "no rows, or ragged rows"
+    calls = {r[0]: int(r[2]) for r in rows[1:]}
+    assert calls.get("forward") == 100, calls
+    return list(calls)
+
+
+def check_trace(path):
+    events = warmup_check.load_report(path)["traceEvents"]
+    forward = [e for e in events if e.get("ph") == "X" and e["name"] == "forward"]
+    assert forward, sorted({e.get("name") for e in events})
+    return len(forward)
+
+
+def check_svg(path, sites):
+    root = ET.parse(path).getroot()
+    assert root.tag == SVG + "svg", root.tag
+    texts = ["".join(t.itertext()) for t in root.iter(SVG + "text")]
+    # A panel's title is the site's name, or its start where the name was cut to fit ("...").
+    named = lambda site: any(t == site or (t.endswith("...") and site.startswith(t[:-3])) for t in texts)
+    missing = [s for s in sites if not named(s)]
+    assert not missing, (missing, texts)
+
+
+def main():
+    program = sys.argv[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {kind: os.path.join(tmp, "first_inference." + kind) for kind in ("svg", "trace.json", "csv")}
+        run = warmup_check.run([program], env={"WARMUP_REPORT": ",".join(paths.values())}, echo=True)
+        warmup_check.skip_without_gpu(run)
+        warmup_check.expect_exit(run)
+        absent = [p for p in paths.values() if not os.path.exists(p)]
+        if absent:
+            warmup_check.fail(f"WARMUP_REPORT named {', '.join(absent)}, not written; the folder holds "
+                              f"{sorted(os.listdir(tmp))}")
+        for path in paths.values():
+            warmup_check.keep(path)
+        sites = csv_sites(paths["csv"])
+        forward_calls = check_trace(paths["trace.json"])
+        check_svg(paths["svg"], sites)
+    print(f"report at exit: csv {len(sites)} sites, trace {forward_calls} forward calls, svg names them all")
+
+
+if __name__ == "__main__":
+    main()
