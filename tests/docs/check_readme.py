@@ -2,9 +2,13 @@
 """The README tells the truth: its snippets are the programs a test builds, its ncu line answers
 in seconds, and its build line without CMake builds and runs a program.
 
-usage: check_readme.py snippets|ncu              (reads README.md beside tests/)
+usage: check_readme.py snippets|ncu|headers      (reads README.md beside tests/)
        check_readme.py build_line CXX            (compiles examples/steps.cpp with the README's line)
+       check_readme.py schema PROGRAM            (PROGRAM N json|csv prints a report with every field)
 """
+import csv
+import io
+import json
 import os
 import re
 import shlex
@@ -64,10 +68,57 @@ def build_line(cxx):
         words = [cxx] + [subst.get(w, w) for w in words[1:]]
         warmup_check.run_ok(words)
         r = warmup_check.run_ok([exe], timeout=120)
-        assert '"schema":"warmup.report/1"' in r.stdout, r.stdout
+        assert '"schema":"warmup.report/2"' in r.stdout, r.stdout
     return f"the README's g++ line built and ran examples/steps.cpp: {' '.join(words[:3])} ..."
+
+
+def key_paths(value, prefix=""):
+    """Every key of a JSON value, as dotted paths, lists looked into."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield prefix + k
+            yield from key_paths(v, prefix + k + ".")
+    elif isinstance(value, list):
+        for v in value:
+            yield from key_paths(v, prefix)
+
+
+def schema(program):
+    """Every key the library writes is in the README's schema, and the CSV's columns are the JSON
+    site fields' dotted paths (lists left out), in order."""
+    doc = json.loads(warmup_check.run_ok([program, "4", "json"]).stdout)
+    block = README[README.index("## JSON schema"):README.index("## Layout")]
+    documented = set(re.findall(r'"([a-z0-9_]+)"', block))
+    missing = sorted({p.rsplit(".", 1)[-1] for p in key_paths(doc)} - documented)
+    assert not missing, f"README's JSON schema omits {missing}"
+    assert doc["schema"] in block, doc["schema"]
+
+    def leaves(value, prefix=""):
+        for k, v in value.items():
+            if isinstance(v, dict):
+                yield from leaves(v, prefix + k + ".")
+            elif not isinstance(v, list):
+                yield prefix + k
+    site = next(s for s in doc["sites"] if s["device"] and s["bytes"] and s["host"]["steady"])
+    header = next(csv.reader(io.StringIO(warmup_check.run_ok([program, "4", "csv"]).stdout)))
+    assert header == list(leaves(site)), f"CSV header {header}\nJSON site fields {list(leaves(site))}"
+    return f"{len(documented)} keys in the README's schema cover the report's; {len(header)} CSV columns are its site fields"
+
+
+def headers():
+    """Every public header is named in profile.hpp's list and in the README's layout."""
+    include = os.path.join(ROOT, "include", "warmup")
+    names = sorted(n for n in os.listdir(include) if n.endswith(".hpp") and n != "profile.hpp")
+    umbrella = open(os.path.join(include, "profile.hpp"), encoding="utf-8").read()
+    layout = README[README.index("## Layout"):]
+    for where, text in (("profile.hpp", umbrella.split("#pragma once")[0]), ("README's Layout", layout)):
+        missing = [n for n in names if n not in text]
+        assert not missing, f"{where} does not name {missing}"
+    missing = [n for n in names if f'#include "warmup/{n}"' not in umbrella]
+    assert not missing, f"profile.hpp does not include {missing}"
+    return f"{len(names)} public headers, each named in profile.hpp and the README"
 
 
 if __name__ == "__main__":
     what = sys.argv[1]
-    print(build_line(sys.argv[2]) if what == "build_line" else globals()[what]())
+    print(globals()[what](*sys.argv[2:]))

@@ -3,6 +3,7 @@
 // usage: synthetic_report N [json|csv|svg|trace|table|timeline]
 // "timeline" prints each timeline call as "site index host_start host device_start device" in
 // integer nanoseconds: what the trace must carry exactly.
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <random>
@@ -18,6 +19,10 @@ int main(int argc, char** argv) {
   std::lognormal_distribution<double> noise(0.0, 0.15);
   warmup::report r;
   r.device_status = "synthetic";
+  warmup::device_description d;
+  d.name = "a synthetic GPU";
+  d.event_pair_floor = std::chrono::nanoseconds{1247};
+  r.device = d;
   for (int s = 0; s < n; ++s) {
     warmup::site_report site;
     site.name = "site " + std::to_string(s) + (s % 5 == 0 ? " (a longer name that must be cut to fit its panel)" : "");
@@ -52,6 +57,15 @@ int main(int argc, char** argv) {
     st.p50 = std::chrono::nanoseconds{static_cast<long long>(steady)};
     st.p99 = std::chrono::nanoseconds{static_cast<long long>(steady * 1.4)};
     site.host.steady = st;
+    if (s % 2 == 1) site.device = site.host;  // every field of the report appears somewhere
+    if (warmup::is_copy(site.op)) {
+      warmup::transfer x;
+      x.first = 1 << 20;
+      x.total = std::uint64_t{5000} << 20;
+      x.gbps_clock = warmup::clock_domain::host;
+      x.first_gbps = double(x.first) / double(site.host.first.count());
+      site.bytes = x;
+    }
     r.sites.push_back(site);
   }
   if (format == "timeline") {

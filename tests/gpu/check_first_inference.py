@@ -30,35 +30,35 @@ def site(op, name):
 
 
 init = site("context", "cudaSetDevice + cudaFree(0)")
-assert init["calls"] == 1 and init["host_ns"]["steady"] is None
-assert init["host_ns"]["first"] > 10_000_000, init  # context creation: tens of ms or more
+assert init["calls"] == 1 and init["host"]["steady"] is None
+assert init["host"]["first"] > 10_000_000, init  # context creation: tens of ms or more
 
 forward = site("region", "forward")
 assert forward["calls"] == 100
-for clock in ("host_ns", "device_ns"):
+for clock in ("host", "device"):
     t = forward[clock]
     assert t is not None and t["calls"] == 100, (clock, t)
-host = forward["host_ns"]
+host = forward["host"]
 assert host["warmup_calls"] >= 1, host
 assert host["first"] > 3 * host["steady"]["p50"], host  # the first forward is cold
 assert host["first_call_excess"] == host["first"] - host["steady"]["p50"]
 
 gemm = site("launch", "sgemm 2048x1024")
-assert gemm["device_ns"] is not None and gemm["device_ns"]["calls"] == 100
-assert gemm["host_ns"]["first"] > 3 * gemm["host_ns"]["steady"]["p50"], gemm["host_ns"]
+assert gemm["device"] is not None and gemm["device"]["calls"] == 100
+assert gemm["host"]["first"] > 3 * gemm["host"]["steady"]["p50"], gemm["host"]
 
 relu = site("region", "bias_relu")
 # Once steady, a site is device-timed on a sample of its calls: every one of its first 64.
-assert relu["calls"] == 300 and 64 <= relu["device_ns"]["calls"] <= 300, relu["device_ns"]["calls"]
-assert relu["device_ns"]["calls"] + relu["device_untimed"]["sampled_out"] == 300
-assert relu["host_ns"]["first"] > 3 * relu["host_ns"]["steady"]["p50"], relu["host_ns"]
+assert relu["calls"] == 300 and 64 <= relu["device"]["calls"] <= 300, relu["device"]["calls"]
+assert relu["device"]["calls"] + relu["device_untimed"]["sampled_out"] == 300
+assert relu["host"]["first"] > 3 * relu["host"]["steady"]["p50"], relu["host"]
 
 up = site("h2d", "upload input")
 assert up["bytes"]["first"] == 1024 * 64 * 4 and up["bytes"]["steady_gbps"] > 0
 
-print(f"context {init['host_ns']['first'] / 1e6:.1f} ms; forward first {host['first'] / 1e6:.2f} ms, "
+print(f"context {init['host']['first'] / 1e6:.1f} ms; forward first {host['first'] / 1e6:.2f} ms, "
       f"steady p50 {host['steady']['p50'] / 1e6:.3f} ms ({host['first'] / host['steady']['p50']:.0f}x); "
-      f"first sgemm host {gemm['host_ns']['first'] / 1e6:.2f} ms vs {gemm['host_ns']['steady']['p50'] / 1e3:.1f} us")
+      f"first sgemm host {gemm['host']['first'] / 1e6:.2f} ms vs {gemm['host']['steady']['p50'] / 1e3:.1f} us")
 
 # The library's warm-up and first-call excess against the same rule applied to a plain clock's
 # timing of the same 100 forward calls (docs/statistics.md: the band, then Conway's rule).
@@ -94,15 +94,15 @@ assert abs(lib_excess - raw_excess) <= 0.01 * raw_excess, (lib_excess, raw_exces
 
 # The same program without the explicit initialisation: its first CUDA call (cudaStreamCreate)
 # creates the context and pays for it; the explicit run paid it up front instead.
-explicit_stream = site("region", "cudaStreamCreate")["host_ns"]["first"]
+explicit_stream = site("region", "cudaStreamCreate")["host"]["first"]
 with tempfile.TemporaryDirectory() as tmp:
     path = os.path.join(tmp, "lazy.json")
     warmup_check.run_ok([program, "--lazy-context", "--json", path])
     lazy = warmup_check.sites_by_key(warmup_check.load_report(path))
 assert ("context", "cudaSetDevice + cudaFree(0)") not in lazy
-lazy_stream = lazy[("region", "cudaStreamCreate")]["host_ns"]["first"]
-lazy_forward = lazy[("region", "forward")]["host_ns"]
-print(f"context: explicit init {init['host_ns']['first'] / 1e6:.1f} ms, then cudaStreamCreate "
+lazy_stream = lazy[("region", "cudaStreamCreate")]["host"]["first"]
+lazy_forward = lazy[("region", "forward")]["host"]
+print(f"context: explicit init {init['host']['first'] / 1e6:.1f} ms, then cudaStreamCreate "
       f"{explicit_stream / 1e3:.1f} us; lazily, cudaStreamCreate {lazy_stream / 1e6:.1f} ms; first forward "
       f"{host['first'] / 1e6:.1f} ms (explicit) vs {lazy_forward['first'] / 1e6:.1f} ms (lazy), steady p50 "
       f"{host['steady']['p50'] / 1e3:.1f} vs {lazy_forward['steady']['p50'] / 1e3:.1f} us")
