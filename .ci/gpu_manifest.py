@@ -69,6 +69,8 @@ class Bundle:
 
     def word(self, test, word):
         """The command word as the GPU machine's repository root sees it."""
+        if word == self.build:  # a check that finds its programs in the build (their copies in the bundle)
+            return self.bundle
         for tree in (self.build, self.source):  # the build folder may lie inside the source tree
             if os.path.isabs(word) and os.path.commonpath([word, tree]) == tree:
                 return self.program(test, word) if tree == self.build else os.path.relpath(word, tree)

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "warmup/detail/text.hpp"
@@ -42,6 +43,36 @@ WARMUP_END_NAMESPACE
 
 WARMUP_BEGIN_NAMESPACE
 
+namespace detail {
+
+/// "118 ms over the steady p50 = module loads 61 ms (4) + ... + unattributed 17 ms".
+inline std::string why_line(const attribution& a) {
+  std::string out = (a.calls > 1 ? std::to_string(a.calls) + " cold calls " : std::string()) + format_duration(a.excess) +
+                    " over the steady p50 =";
+  for (const cause_time& c : a.causes)
+    out += " " + std::string(describe(c.what)) + " " + format_duration(c.time) + " (" + std::to_string(c.count) + ") +";
+  if (a.unattributed.count() >= 0) return out + " unattributed " + format_duration(a.unattributed);
+  out.pop_back();
+  return out + "; the named causes exceed the excess by " + format_duration(-a.unattributed) +
+         " (the steady calls spend time on them too)";
+}
+
+/// "CPU 184 ms of 188 ms (working, not waiting), 51000 minor and 45 major page faults, loaded libcudnn.so.9".
+inline std::string host_line(const host_signals& h, std::chrono::nanoseconds wall) {
+  std::string out = "first call on the CPU " + format_duration(h.cpu) + " of " + format_duration(wall) +
+                    (h.cpu * 2 > wall ? " (working, not waiting)" : " (mostly waiting)") + ", " +
+                    std::to_string(h.minor_faults) + " minor and " + std::to_string(h.major_faults) + " major page faults";
+  if (h.context_existed) out += *h.context_existed ? ", context existed" : ", no context yet: it paid for creating it";
+  if (!h.libraries_loaded.empty()) {
+    out += ", loaded " + std::to_string(h.libraries_loaded.size()) + " shared libraries:";
+    for (std::size_t i = 0; i < h.libraries_loaded.size() && i < 6; ++i) out += " " + printable(h.libraries_loaded[i], 60);
+    if (h.libraries_loaded.size() > 6) out += " ...";
+  }
+  return out;
+}
+
+}  // namespace detail
+
 /// @brief Prints the report as a table: one row per site and clock domain, then notes.
 ///
 /// Columns: calls; warm-up (leading calls slower than the steady band); the first call; the
@@ -70,11 +101,14 @@ inline void print(const report& r, std::ostream& os) {
     os << ": no device description (" << r.device_status << ")";
   }
   os << '\n';
+  if (!r.module_loading.empty())
+    os << "module loading " << r.module_loading << ", JIT cache " << r.jit_cache << "; attribution "
+       << r.attribution_source << '\n';
 
   const std::vector<std::string> head = {"site", "op", "clock", "calls", "warm-up", "first",
                                          "p50",  "p90", "p99",  "first excess", "warm-up excess", "GB/s first/steady/mean"};
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::vector<std::string>> notes;  // printed under each site's rows
+  std::vector<std::vector<std::pair<const char*, std::string>>> notes;  // (label, text) under each site's rows
   for (const site_report& s : r.sites) {
     const auto row = [&](const timing& t, const char* clock, bool with_name) {
       std::vector<std::string> c;
@@ -103,7 +137,11 @@ inline void print(const report& r, std::ostream& os) {
     };
     row(s.host, "host", true);
     if (s.device) row(*s.device, "dev", false);
-    notes.back() = s.notes;
+    auto& under = notes.back();
+    if (s.host.first_call_causes) under.emplace_back("why", "first call " + detail::why_line(*s.host.first_call_causes));
+    if (s.host.cold_causes) under.emplace_back("why", detail::why_line(*s.host.cold_causes));
+    if (s.first_call_host) under.emplace_back("host", detail::host_line(*s.first_call_host, s.host.first));
+    for (const std::string& n : s.notes) under.emplace_back("note", n);
   }
   std::vector<std::size_t> width(head.size());
   for (std::size_t i = 0; i < head.size(); ++i) width[i] = head[i].size();
@@ -126,7 +164,7 @@ inline void print(const report& r, std::ostream& os) {
   line(head);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     line(rows[i]);
-    for (const auto& n : notes[i]) os << "    note: " << n << '\n';
+    for (const auto& [label, text] : notes[i]) os << "    " << label << ": " << text << '\n';
   }
   if (r.sites.empty()) os << "(no site was measured)\n";
   os << "library (outside every measurement): NVTX init " << detail::format_duration(r.library.nvtx_init)

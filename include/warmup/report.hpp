@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "warmup/config.hpp"
+#include "warmup/detail/causes.hpp"
 #include "warmup/detail/fields.hpp"
 #include "warmup/op.hpp"
 
@@ -49,6 +50,68 @@ struct steady_state {
   }
 };
 
+/// @brief Time a cold call spent on one cause, and how many records of that cause it took.
+struct cause_time {
+  cause what = cause::module_load;
+  std::chrono::nanoseconds time{};
+  std::uint64_t count = 0;
+
+  static constexpr auto fields() {
+    using self = cause_time;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(what), WARMUP_DETAIL_FIELD(time), WARMUP_DETAIL_FIELD(count));
+  }
+};
+
+/// @brief Why a cold call was slow: its excess over the steady p50, split among named causes
+/// (from CUPTI, with `WARMUP_ATTRIBUTION=1`), and the remainder no record explains.
+///
+/// The causes are a partition of the call's time: where records nest (a JIT inside a module
+/// load), each instant counts once, for the innermost. `named + unattributed == excess` exactly;
+/// `unattributed` is negative when the named causes exceed the excess (the steady calls spend
+/// time on the same causes, or the steady p50 is larger than the call's share of the work), and
+/// the report says so instead of clamping it.
+/// \code
+///   if (const auto& why = s.host.first_call_causes)
+///     for (const warmup::cause_time& c : why->causes) std::cout << warmup::describe(c.what) << '\n';
+/// \endcode
+struct attribution {
+  std::chrono::nanoseconds call{};          ///< the call's host time (summed over the calls)
+  std::chrono::nanoseconds excess{};        ///< call - steady p50 (the call, without a steady state)
+  std::vector<cause_time> causes;           ///< largest first
+  std::chrono::nanoseconds named{};         ///< the causes together
+  std::chrono::nanoseconds unattributed{};  ///< excess - named
+  std::uint64_t calls = 0;                  ///< calls joined (1 for a first call)
+
+  static constexpr auto fields() {
+    using self = attribution;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(calls), WARMUP_DETAIL_FIELD(call), WARMUP_DETAIL_FIELD(excess),
+                           WARMUP_DETAIL_FIELD(named), WARMUP_DETAIL_FIELD(unattributed), WARMUP_DETAIL_FIELD(causes));
+  }
+};
+
+/// @brief What a site's first call did on the host, measured around it by the library (always,
+/// with or without CUPTI): the thread's CPU time against the wall (working or waiting), page
+/// faults, and shared libraries the process loaded meanwhile.
+/// \code
+///   if (s.first_call_host && !s.first_call_host->libraries_loaded.empty())
+///     std::cout << "the first call loaded " << s.first_call_host->libraries_loaded[0] << '\n';
+/// \endcode
+struct host_signals {
+  std::chrono::nanoseconds cpu{};  ///< the thread's CPU time (user + system) during the call
+  std::uint64_t minor_faults = 0;  ///< page faults served from memory
+  std::uint64_t major_faults = 0;  ///< page faults that read from disk
+  std::vector<std::string> libraries_loaded;  ///< shared objects that appeared, by file name
+  /// For device-timed calls: whether the device's primary context existed when the call began
+  /// (false: the call paid for creating it). Empty where not known.
+  std::optional<bool> context_existed;
+
+  static constexpr auto fields() {
+    using self = host_signals;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(cpu), WARMUP_DETAIL_FIELD(minor_faults), WARMUP_DETAIL_FIELD(major_faults),
+                           WARMUP_DETAIL_FIELD(context_existed), WARMUP_DETAIL_FIELD(libraries_loaded));
+  }
+};
+
 /// @brief One clock domain (host or device) of one site.
 ///
 /// `steady` is empty when no call came after the warm-up (a site called once, say), and so is
@@ -70,13 +133,18 @@ struct timing {
   /// here and kept out of the steady figures.
   std::uint64_t cold_recurrences = 0;
   std::chrono::nanoseconds cold_excess{};  ///< their total excess over the steady p50
+  /// Why the first call was slow (host clock, with attribution on); empty otherwise.
+  std::optional<attribution> first_call_causes;
+  /// The same for the calls made after idling or `expect_cold()`, together.
+  std::optional<attribution> cold_causes;
 
   static constexpr auto fields() {
     using self = timing;
     return std::make_tuple(WARMUP_DETAIL_FIELD(calls), WARMUP_DETAIL_FIELD(first), WARMUP_DETAIL_FIELD(warmup_calls),
                            WARMUP_DETAIL_FIELD(total), WARMUP_DETAIL_FIELD(first_call_excess),
                            WARMUP_DETAIL_FIELD(warmup_excess), WARMUP_DETAIL_FIELD(cold_recurrences),
-                           WARMUP_DETAIL_FIELD(cold_excess), WARMUP_DETAIL_FIELD(steady));
+                           WARMUP_DETAIL_FIELD(cold_excess), WARMUP_DETAIL_FIELD(steady),
+                           WARMUP_DETAIL_FIELD(first_call_causes), WARMUP_DETAIL_FIELD(cold_causes));
   }
 };
 
@@ -155,6 +223,7 @@ struct site_report {
   std::optional<transfer> bytes;  ///< copies and allocations given a byte count
   std::uint64_t exceptions = 0;   ///< calls left by an exception (still measured)
   untimed_calls device_untimed;   ///< calls that asked for device timing and got none
+  std::optional<host_signals> first_call_host;  ///< what the first call did on the host
   std::vector<std::string> notes;        ///< plain-language reading of the figures
   // For the timeline and the picture (trace, SVG), not written to JSON or CSV:
   std::vector<std::chrono::nanoseconds> first_calls;  ///< host time of the first 64 calls, in order
@@ -164,7 +233,8 @@ struct site_report {
     using self = site_report;
     return std::make_tuple(WARMUP_DETAIL_FIELD(name), WARMUP_DETAIL_FIELD(op), WARMUP_DETAIL_FIELD(calls),
                            WARMUP_DETAIL_FIELD(host), WARMUP_DETAIL_FIELD(device), WARMUP_DETAIL_FIELD(bytes),
-                           WARMUP_DETAIL_FIELD(exceptions), WARMUP_DETAIL_FIELD(device_untimed), WARMUP_DETAIL_FIELD(notes));
+                           WARMUP_DETAIL_FIELD(exceptions), WARMUP_DETAIL_FIELD(device_untimed),
+                           WARMUP_DETAIL_FIELD(first_call_host), WARMUP_DETAIL_FIELD(notes));
   }
 };
 
@@ -218,6 +288,12 @@ struct report {
   std::optional<device_description> device;
   std::string device_status;  ///< "ok", or why device times are missing
   std::uint64_t device_pending = 0;  ///< device measurements not yet finished by the GPU
+  /// "cupti", "off", or why attribution fell back to host signals (CUPTI missing, its slot taken).
+  std::string attribution_source = "off";
+  /// CUDA_MODULE_LOADING as the driver reads it ("LAZY" unless set), and the JIT cache settings
+  /// (CUDA_CACHE_DISABLE, CUDA_CACHE_PATH, CUDA_CACHE_MAXSIZE), for reading first calls.
+  std::string module_loading;
+  std::string jit_cache;
   library_costs library;
   std::vector<std::string> notices;  ///< the one-time messages the library printed
   std::vector<site_report> sites;  ///< in order of first use
@@ -236,7 +312,9 @@ struct report {
   static constexpr auto fields() {
     using self = report;
     return std::make_tuple(WARMUP_DETAIL_FIELD(enabled), WARMUP_DETAIL_FIELD(device), WARMUP_DETAIL_FIELD(device_status),
-                           WARMUP_DETAIL_FIELD(device_pending), WARMUP_DETAIL_FIELD(library), WARMUP_DETAIL_FIELD(notices),
+                           WARMUP_DETAIL_FIELD(device_pending), WARMUP_DETAIL_FIELD(attribution_source),
+                           WARMUP_DETAIL_FIELD(module_loading), WARMUP_DETAIL_FIELD(jit_cache),
+                           WARMUP_DETAIL_FIELD(library), WARMUP_DETAIL_FIELD(notices),
                            WARMUP_DETAIL_FIELD(sites));
   }
 };

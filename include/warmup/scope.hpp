@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -165,6 +166,8 @@ class scope {
         site_->end_host(index_, detail::ns_since_epoch(start_), detail::ns_since_epoch(stop), host_ns);
     detail::device_end(mark_, stream_, after_idle);
     detail::nvtx_pop();
+    if (index_ == 0 || after_idle)
+      site_->cold_call_ends(index_, detail::ns_since_epoch(start_), detail::ns_since_epoch(stop), after_idle);
     site_->end_call(index_, host_ns, after_idle, bytes_, device_timed_, std::uncaught_exceptions() > uncaught_);
 #endif
   }
@@ -186,6 +189,7 @@ class scope {
     bytes_ = bytes;
     stream_ = stream;
     index_ = s->begin_call();
+    if (index_ == 0) s->first_call_begins(mode == device_timed ? detail::current_context_exists() : std::nullopt);
     uncaught_ = std::uncaught_exceptions();
     detail::nvtx_push(s->nvtx, Op::kind, index_);
     device_timed_ = mode == device_timed;

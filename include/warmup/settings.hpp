@@ -7,6 +7,7 @@
 /// | `WARMUP_DEVICE_SAMPLING` | `set_device_sampling()`, `device_sampling_policy()` | adaptive              |
 /// | `WARMUP_IDLE_MS`         | `set_idle_threshold()`, `idle_threshold()` | 1 ms to 1 h, 1 s              |
 /// | `WARMUP_TIMELINE_CALLS`  | `set_timeline_calls()`, `timeline_calls()` | 1 to 100000, 16               |
+/// | `WARMUP_ATTRIBUTION`     | `set_attribution()`, `attribution_enabled()` | off                         |
 /// | `WARMUP_REPORT`          | `write_report()` (report_file.hpp)         | at exit, when set             |
 ///
 /// The variables are read once, before `main` (detail/environment.hpp); each value is checked,
@@ -27,6 +28,7 @@
 #include "warmup/detail/process.hpp"
 
 #if WARMUP_ENABLED
+#include "warmup/detail/attribution.hpp"
 #include "warmup/detail/notices.hpp"
 #include "warmup/detail/recurrence.hpp"
 #include "warmup/detail/timeline.hpp"
@@ -46,7 +48,12 @@ inline constexpr setting_variable variables[] = {
     {"WARMUP_DEVICE_SAMPLING", "set_device_sampling"},
     {"WARMUP_IDLE_MS", "set_idle_threshold"},
     {"WARMUP_TIMELINE_CALLS", "set_timeline_calls"},
+    {"WARMUP_ATTRIBUTION", "set_attribution"},
 };
+
+/// Loads CUPTI and starts collecting cause records, or stops (detail/runtime.hpp). Returns
+/// whether records are collected.
+inline bool start_attribution(bool on) noexcept;
 
 /// The ranges the variables and the functions share.
 inline constexpr std::chrono::milliseconds idle_min{1}, idle_max{3'600'000};
@@ -183,6 +190,36 @@ inline std::uint32_t timeline_calls() noexcept {
   return detail::timeline_config().first_calls.load(std::memory_order_relaxed);
 #else
   return 0;
+#endif
+}
+
+/// @brief Names the causes of every first call and cold recurrence (`WARMUP_ATTRIBUTION=1`): loads
+/// CUPTI at run time (no link dependency) and joins its records (module and library loads, lazy
+/// kernel loads, JIT, allocations, pool growth, synchronisation) to the calls they fell in; the
+/// report gains `first_call_causes` and `cold_causes` and the table a "why:" line. Best set by
+/// the variable, which starts it before `main` and so before the program's first CUDA call:
+/// turned on later, it misses the context's creation and what was loaded before. Returns
+/// whether records are being collected; where not (CUPTI missing, or its one subscriber slot
+/// taken by Nsight or another profiler), `report::attribution_source` says why and the host
+/// signals (`first_call_host`) remain. Off, it costs nothing.
+/// \code
+///   warmup::set_attribution(true);   // first thing in main, before any CUDA call
+/// \endcode
+inline bool set_attribution(bool on) noexcept {
+#if WARMUP_ENABLED
+  return detail::start_attribution(on);
+#else
+  (void)on;
+  return false;
+#endif
+}
+
+/// @brief Whether cause records are being collected now.
+inline bool attribution_enabled() noexcept {
+#if WARMUP_ENABLED
+  return detail::cause_records().collecting.load(std::memory_order_acquire);
+#else
+  return false;
 #endif
 }
 

@@ -10,9 +10,13 @@
 
 #if WARMUP_ENABLED
 #include <algorithm>
+#include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
+#include <string_view>
 
+#include "warmup/detail/attribution.hpp"
 #include "warmup/detail/device_timer.hpp"
 #include "warmup/detail/site.hpp"
 #include "warmup/detail/statistics.hpp"
@@ -75,6 +79,23 @@ inline std::optional<device_description> describe_device(std::string& status) {
   return c.d;
 }
 
+/// How the driver loads modules, as the environment tells it (LAZY unless set otherwise).
+inline std::string module_loading_mode() {
+  const char* v = std::getenv("CUDA_MODULE_LOADING");
+  return v != nullptr && *v != '\0' ? printable(v, 40) : std::string("LAZY (the default)");
+}
+
+/// The JIT compute cache as the environment sets it.
+inline std::string jit_cache_settings() {
+  const char* disable = std::getenv("CUDA_CACHE_DISABLE");
+  const char* path = std::getenv("CUDA_CACHE_PATH");
+  const char* size = std::getenv("CUDA_CACHE_MAXSIZE");
+  std::string out = disable != nullptr && std::string_view{disable} == "1" ? "disabled" : "enabled";
+  if (path != nullptr && *path != '\0') out += ", path " + printable(path, 200);
+  if (size != nullptr && *size != '\0') out += ", max size " + printable(size, 40);
+  return out;
+}
+
 inline std::string format_ratio(double r) {
   char buf[32];
   std::snprintf(buf, sizeof buf, r >= 10 ? "%.0fx" : "%.1fx", r);
@@ -126,6 +147,32 @@ inline std::vector<std::string> notes_for(const site_report& s) {
     notes.push_back(std::to_string(h.cold_recurrences) + " calls were cold again after idling (" +
                     format_duration(h.cold_excess) + " in all), kept out of the steady figures");
   return notes;
+}
+
+/// Joins cold windows with the cause records that overlap them (detail/attribution.hpp).
+inline attribution attribute(const std::vector<cold_window>& windows, const timing& t) {
+  attribution a;
+  const std::int64_t p50 = t.steady ? t.steady->p50.count() : 0;
+  std::array<std::uint64_t, cause_count> ns{}, count{};
+  std::int64_t call = 0, excess = 0, named = 0;
+  for (const cold_window& w : windows) {
+    const split sp = split_window(w, cause_records().overlapping(w));
+    for (std::size_t c = 0; c < cause_count; ++c) ns[c] += sp.ns[c], count[c] += sp.count[c];
+    const auto d = static_cast<std::int64_t>(w.end_ns - w.start_ns);
+    call += d;
+    excess += d - p50;
+    named += static_cast<std::int64_t>(sp.named);
+  }
+  for (std::size_t c = 0; c < cause_count; ++c)
+    if (ns[c] != 0)
+      a.causes.push_back({static_cast<cause>(c), std::chrono::nanoseconds{static_cast<long long>(ns[c])}, count[c]});
+  std::sort(a.causes.begin(), a.causes.end(), [](const cause_time& x, const cause_time& y) { return x.time > y.time; });
+  a.calls = windows.size();
+  a.call = std::chrono::nanoseconds{call};
+  a.excess = std::chrono::nanoseconds{excess};
+  a.named = std::chrono::nanoseconds{named};
+  a.unattributed = a.excess - a.named;
+  return a;
 }
 
 inline site_report read_site(const site& s) {
@@ -180,6 +227,13 @@ inline site_report read_site(const site& s) {
             [](const call_record& a, const call_record& b) { return a.index < b.index; });
   r.exceptions = n.exceptions;
   r.device_untimed = {n.captured, n.unavailable, n.dropped, n.sampled_out};
+  const site::cold_view cold = s.cold_calls_seen();
+  r.first_call_host = cold.first_host;
+  const cause_store& store = cause_records();
+  if (store.collecting.load(std::memory_order_acquire) || store.size() != 0) {
+    if (cold.first) r.host.first_call_causes = attribute({*cold.first}, r.host);
+    if (!cold.recent.empty()) r.host.cold_causes = attribute(cold.recent, r.host);
+  }
   r.notes = notes_for(r);
   return r;
 }
@@ -215,6 +269,10 @@ inline report snapshot(device_wait wait = device_wait::no) {
   const std::size_t pending =
       closed ? 0 : detail::rings().drain_all(wait == device_wait::yes ? detail::read_mode::wait : detail::read_mode::poll);
   r.device_pending = pending;
+  if (const auto flush = detail::cause_records().flush.load(std::memory_order_acquire)) flush();
+  r.attribution_source = detail::cause_records().source_now();
+  r.module_loading = detail::module_loading_mode();
+  r.jit_cache = detail::jit_cache_settings();
   r.device = detail::describe_device(r.device_status);
   if (r.device && r.device->index >= 0 && r.device->index < detail::max_devices) {
     const std::uint64_t floor =

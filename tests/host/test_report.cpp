@@ -64,7 +64,8 @@ TEST_CASE("JSON: absent figures are null, never invented") {
   CHECK(j.find("\"device\":null") != std::string::npos);
   CHECK(j.find("\"name\":\"once\",\"op\":\"context\",\"calls\":1,\"host\":{\"calls\":1,\"first\":120000000,"
                "\"warmup_calls\":0,\"total\":0,\"first_call_excess\":null,\"warmup_excess\":0,"
-               "\"cold_recurrences\":0,\"cold_excess\":0,\"steady\":null},\"device\":null,\"bytes\":null") !=
+               "\"cold_recurrences\":0,\"cold_excess\":0,\"steady\":null,\"first_call_causes\":null,\"cold_causes\":null},"
+               "\"device\":null,\"bytes\":null") !=
         std::string::npos);
   CHECK(j.find("\"bytes\":{\"first\":1000000,\"total\":3000000,\"sizes_vary\":false,\"total_saturated\":false,"
                "\"gbps_clock\":\"host\",\"first_gbps\":0.333,\"steady_gbps\":1,\"mean_gbps\":0.6}") !=
@@ -113,8 +114,9 @@ TEST_CASE("CSV: one column per JSON field, named by its path; absent figures are
     return out;
   };
   const std::vector<std::string> head = cells(lines[0]);
-  // 3 + 2 x (8 timing fields + 12 steady fields) + 8 bytes fields + exceptions + 4 untimed reasons
-  CHECK(head.size() == 3 + 2 * (8 + 12) + 8 + 1 + 4);
+  // 3 + 2 x (8 timing fields + 12 steady fields + 2 x 5 attribution fields) + 8 bytes fields
+  // + exceptions + 4 untimed reasons + 4 host signals (the lists left out)
+  CHECK(head.size() == 3 + 2 * (8 + 12 + 2 * 5) + 8 + 1 + 4 + 4);
   const auto column = [&](const std::string& name) {
     for (std::size_t i = 0; i < head.size(); ++i)
       if (head[i] == name) return i;

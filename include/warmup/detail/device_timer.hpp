@@ -10,6 +10,7 @@
 
 #include <array>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "warmup/detail/event_ring.hpp"
@@ -272,6 +273,17 @@ inline device_mark device_begin(device_sink* sink, std::uint64_t index, cudaStre
     case event_ring::start::failed: m.why = untimed::unavailable; break;
   }
   return m;
+}
+
+/// Whether a CUDA context is current on the calling thread, asked of the driver only where the
+/// library already found CUDA working (so never initialising it); empty where not known.
+inline std::optional<bool> current_context_exists() noexcept {
+  const cuda_state& st = cuda();
+  if (st.runtime.load(std::memory_order_acquire) != cuda_state::available || st.driver.ctx_get_current == nullptr)
+    return std::nullopt;
+  CUcontext c = nullptr;
+  if (st.driver.ctx_get_current(&c) != CUDA_SUCCESS) return std::nullopt;
+  return c != nullptr;
 }
 
 inline void device_end(const device_mark& m, cudaStream_t stream, bool after_idle) noexcept {

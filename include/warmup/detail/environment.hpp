@@ -26,6 +26,7 @@ namespace detail {
 struct environment_settings {
   int enable = -1;            ///< 0 or 1; -1: unset or not understood
   int every_call = -1;        ///< 0: adaptive, 1: every_call
+  int attribution = -1;       ///< 0 or 1
   std::int64_t idle_ms = -1;  ///< 1 .. 3,600,000
   std::int64_t timeline_calls = -1;  ///< 1 .. 100,000
   std::vector<std::string> messages;  ///< one per variable that was not understood
@@ -51,12 +52,16 @@ environment_settings read_environment(Get&& get, const std::vector<std::string_v
   const auto bad = [&](std::string_view name, std::string_view value, const char* expected, const char* fallback) {
     e.messages.push_back(std::string(name) + "=" + quoted_value(value) + " is not " + expected + "; " + fallback);
   };
-  if (const char* v = get("WARMUP_ENABLE")) {
-    const std::string_view s{v};
-    if (s == "1" || s == "on" || s == "true" || s == "yes") e.enable = 1;
-    else if (s == "0" || s == "off" || s == "false" || s == "no") e.enable = 0;
-    else bad("WARMUP_ENABLE", s, "one of 1, on, true, yes, 0, off, false, no", "measuring stays on");
-  }
+  const auto on_off = [&](const char* name, int& out, const char* fallback) {
+    if (const char* v = get(name)) {
+      const std::string_view s{v};
+      if (s == "1" || s == "on" || s == "true" || s == "yes") out = 1;
+      else if (s == "0" || s == "off" || s == "false" || s == "no") out = 0;
+      else bad(name, s, "one of 1, on, true, yes, 0, off, false, no", fallback);
+    }
+  };
+  on_off("WARMUP_ENABLE", e.enable, "measuring stays on");
+  on_off("WARMUP_ATTRIBUTION", e.attribution, "attribution stays off");
   if (const char* v = get("WARMUP_DEVICE_SAMPLING")) {
     const std::string_view s{v};
     if (s == "adaptive") e.every_call = 0;
@@ -109,6 +114,7 @@ inline void apply_environment() noexcept {
     if (e.every_call >= 0) set_device_sampling(e.every_call == 0 ? device_sampling::adaptive : device_sampling::every_call);
     if (e.idle_ms > 0) set_idle_threshold(std::chrono::milliseconds(e.idle_ms));
     if (e.timeline_calls > 0) set_timeline_calls(static_cast<std::uint32_t>(e.timeline_calls));
+    if (e.attribution == 1) (void)set_attribution(true);
     for (const std::string& m : e.messages) std::fprintf(stderr, "warmup: %s\n", m.c_str());
   } WARMUP_CATCH_ALL {
     std::fputs("warmup: the WARMUP_* variables could not be read (out of memory); defaults kept\n", stderr);

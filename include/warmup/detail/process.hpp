@@ -28,7 +28,7 @@ WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
 /// The process-wide objects, one slot each.
-enum class slot : unsigned { registry, notices, cuda, rings, recurrence, timeline, device_cache, process, count };
+enum class slot : unsigned { registry, notices, cuda, rings, recurrence, timeline, device_cache, process, causes, count };
 
 /// What one copy of the library lends the others: its own run-time switches (read by its
 /// scopes without indirection) and whether a thread is inside its locked sections.
@@ -39,7 +39,7 @@ struct copy_entry {
 };
 
 struct process_anchor {
-  static constexpr std::uint32_t current_version = 1;
+  static constexpr std::uint32_t current_version = 2;  // 2: the causes slot
   static constexpr std::size_t max_copies = 256;
   std::uint32_t version = current_version;
   std::atomic<void*> objects[static_cast<unsigned>(slot::count)]{};

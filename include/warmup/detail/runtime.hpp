@@ -21,6 +21,8 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include "warmup/detail/attribution.hpp"
+#include "warmup/detail/cupti.hpp"
 #include "warmup/detail/environment.hpp"
 #include "warmup/detail/nvtx.hpp"
 #include "warmup/report_file.hpp"
@@ -28,6 +30,8 @@
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
+
+inline void flush_causes() noexcept;
 
 /// Registered when the CUDA runtime is first seen working, so it runs before the runtime's own
 /// teardown (exit handlers run in reverse order): waits for and reads back every device
@@ -38,6 +42,11 @@ inline void read_back_before_teardown() noexcept {
   std::string status;
   (void)describe_device(status);
   (void)rings().drain_all(read_mode::wait);
+  // CUPTI's records into the store while the driver is alive; the report at exit reads them there.
+  if (cause_records().flush.exchange(nullptr) != nullptr) {
+    flush_causes();
+    cupti_stop();
+  }
   cuda().closed.store(true, std::memory_order_release);
 }
 
@@ -84,11 +93,13 @@ inline void before_fork() noexcept {
   if (process_anchor* a = anchor()) a->copies_mutex.lock();
   sites().lock();
   rings().lock();
+  cause_records().lock();
   notice_board().lock();
 }
 
 inline void after_fork_in_parent() noexcept {
   notice_board().unlock();
+  cause_records().unlock();
   rings().unlock();
   sites().unlock();
   if (process_anchor* a = anchor()) a->copies_mutex.unlock();
@@ -111,7 +122,11 @@ inline void after_fork_in_child() noexcept {
   rings().forget_locked();
   sites().reset_locked();
   notice_board().reset_locked();
+  cause_records().reset_locked();  // the parent's CUPTI is not the child's
+  cause_records().collecting.store(false, std::memory_order_relaxed);
+  cause_records().flush.store(nullptr, std::memory_order_relaxed);
   notice_board().unlock();
+  cause_records().unlock();
   rings().unlock();
   sites().unlock();
   if (process_anchor* a = anchor()) a->copies_mutex.unlock();
@@ -119,6 +134,45 @@ inline void after_fork_in_child() noexcept {
 
 inline bool register_fork_handlers() noexcept {
   return pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) == 0;
+}
+
+/// Where CUPTI's records go (from its buffer thread, or the flushing one).
+inline void deliver_cause(const cause_record& r) noexcept { cause_records().add(r); }
+
+/// Hands CUPTI's finished records to the store, and once known, the driver's initialisation:
+/// CUPTI attaches to the driver when cuInit ends, so no record covers it; the span from the start
+/// of the call in which it ended, on its thread, up to that point counts as context init.
+inline void flush_causes() noexcept {
+  cupti_flush();
+  static std::atomic<bool> attach_recorded{false};
+  const cupti_attach_point p = cupti_attached();
+  if (p.ns != 0 && p.thread != 0 && !attach_recorded.exchange(true))
+    cause_records().add({cause::context_init, 0, p.ns, p.thread});
+}
+
+inline bool start_attribution(bool on) noexcept {
+  cause_store& store = cause_records();
+  if (!on) {
+    flush_causes();
+    cupti_stop();
+    store.flush.store(nullptr, std::memory_order_release);
+    store.set_source(false, "off: set_attribution(false)");
+    return false;
+  }
+  const cupti_start_result started = cupti_start(&deliver_cause);
+  if (started.status == cupti_status::running) {
+    store.flush.store(&flush_causes, std::memory_order_release);
+    store.set_source(true, "cupti");
+    // CUPTI is stopped before the runtime's teardown, report at exit or not.
+    cuda().register_before_teardown = [] { (void)std::atexit(read_back_before_teardown); };
+    return true;
+  }
+  WARMUP_TRY {
+    store.set_source(false, "host signals only: " + started.message);
+    notice_board().raise(notice_kind::attribution, started.message);
+  } WARMUP_CATCH_ALL {
+  }
+  return false;
 }
 
 /// The copy that registers the process's exit and fork handlers stays loaded to the end: a

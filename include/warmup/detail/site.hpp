@@ -6,6 +6,7 @@
 #include "warmup/config.hpp"
 #include "warmup/detail/process.hpp"
 #include "warmup/detail/busy.hpp"
+#include "warmup/detail/clock.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -23,6 +24,8 @@
 
 #include "warmup/detail/device_sampler.hpp"
 #include "warmup/detail/device_sink.hpp"
+#include "warmup/detail/attribution.hpp"
+#include "warmup/detail/host_probe.hpp"
 #include "warmup/detail/notices.hpp"
 #include "warmup/detail/nvtx.hpp"
 #include "warmup/detail/recurrence.hpp"
@@ -30,6 +33,7 @@
 #include "warmup/detail/timeline.hpp"
 #include "warmup/settings.hpp"
 #include "warmup/op.hpp"
+#include "warmup/report.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -41,6 +45,19 @@ struct site_counts {
   std::uint64_t bytes_first = 0, bytes_total = 0;
   bool bytes_vary = false;
   bool bytes_overflow = false;  ///< the total passed 2^64 - 1: reported saturated
+};
+
+/// A site's cold calls, for attribution: its first call (with what it did on the host) and the
+/// latest calls made after idling. Made at the first call, off its measured time.
+struct cold_calls {
+  static constexpr std::size_t kept = 16;  ///< calls after idling kept, the latest
+  std::mutex m;
+  thread_usage before;
+  std::vector<loaded_object> objects_before;
+  std::optional<bool> context_existed;
+  std::optional<cold_window> first;
+  std::optional<host_signals> first_host;
+  std::vector<cold_window> recent;  ///< calls after idling, oldest first
 };
 
 /// Everything the library knows about one (operation kind, name) pair, and the only code that
@@ -55,7 +72,10 @@ class site final : public device_sink {
   }
   site(const site&) = delete;
   site& operator=(const site&) = delete;
-  ~site() { delete device_.load(std::memory_order_relaxed); }  // the registry's sites are never destroyed
+  ~site() {  // the registry's sites are never destroyed
+    delete device_.load(std::memory_order_relaxed);
+    delete cold_.load(std::memory_order_relaxed);
+  }
 
   const std::string name;
   const op_kind op;
@@ -112,6 +132,83 @@ class site final : public device_sink {
     if (threw) exceptions_.fetch_add(1, std::memory_order_relaxed);
   }
 
+  // ---- Cold calls: what attribution joins (detail/attribution.hpp).
+
+  /// Sites whose first call gets host signals (`first_call_host`), in order of first calls.
+  static constexpr std::uint32_t max_probed_first_calls = 4096;
+
+  /// Before the first call's clock starts: the host's state, to compare with its end.
+  /// `context_existed`: for device-timed calls, whether the device's context existed.
+  void first_call_begins(std::optional<bool> context_existed) noexcept {
+    // Listing the loaded objects costs microseconds a call: a program of 10^5 sites pays it for
+    // its first few thousand only (startup is where libraries are loaded anyway).
+    static std::atomic<std::uint32_t> probed{0};
+    if (probed.fetch_add(1, std::memory_order_relaxed) >= max_probed_first_calls) return;
+    const busy_section busy;
+    WARMUP_TRY {
+      cold_calls* c = cold();
+      if (c == nullptr) return;
+      std::lock_guard<std::mutex> lock(c->m);
+      c->context_existed = context_existed;
+      c->objects_before = loaded_objects();
+      if (cause_records().collecting.load(std::memory_order_relaxed))
+        cause_records().open_first_call(this_thread_id(), ns_since_epoch(clock::now()));
+      c->before = read_thread_usage();  // last: the listing above is not the call's
+    } WARMUP_CATCH_ALL {
+    }
+  }
+
+  /// After a cold call's clock stopped: its window, and for the first call what it did on the host.
+  void cold_call_ends(std::uint64_t index, std::uint64_t start_ns, std::uint64_t stop_ns, bool after_idle) noexcept {
+    const thread_usage after = index == 0 ? read_thread_usage() : thread_usage{};
+    const busy_section busy;
+    WARMUP_TRY {
+      // A first call keeps its window where it was probed or attribution runs: a program of
+      // 10^5 sites does not pay for 10^5 windows nobody reads.
+      const bool collecting = cause_records().collecting.load(std::memory_order_relaxed);
+      cold_calls* c = index == 0 && !collecting ? cold_.load(std::memory_order_acquire) : cold();
+      if (c == nullptr) return;
+      const cold_window w{start_ns, stop_ns, this_thread_id()};
+      std::lock_guard<std::mutex> lock(c->m);
+      if (index == 0) c->first = w;
+      if (index == 0 && c->before.ok) {  // probed at its start (first_call_begins)
+        host_signals h;
+        if (after.ok) {
+          h.cpu = std::chrono::nanoseconds{static_cast<long long>(after.cpu_ns - c->before.cpu_ns)};
+          h.minor_faults = after.minor_faults - c->before.minor_faults;
+          h.major_faults = after.major_faults - c->before.major_faults;
+        }
+        h.libraries_loaded = newly_loaded(c->objects_before, loaded_objects());
+        h.context_existed = c->context_existed;
+        c->objects_before = {};
+        c->first_host = std::move(h);
+      }
+      if (index != 0 && after_idle) {
+        if (c->recent.size() == cold_calls::kept) c->recent.erase(c->recent.begin());
+        c->recent.push_back(w);
+      }
+      if (collecting) cause_records().close_window(w, index == 0);
+    } WARMUP_CATCH_ALL {
+    }
+  }
+
+  /// The cold calls seen so far (a copy), or nothing where the site never had one.
+  struct cold_view {
+    std::optional<cold_window> first;
+    std::optional<host_signals> first_host;
+    std::vector<cold_window> recent;
+  };
+  cold_view cold_calls_seen() const {
+    cold_view v;
+    cold_calls* c = cold_.load(std::memory_order_acquire);
+    if (c == nullptr) return v;
+    std::lock_guard<std::mutex> lock(c->m);
+    v.first = c->first;
+    v.first_host = c->first_host;
+    v.recent = c->recent;
+    return v;
+  }
+
   // ---- The event reader's side (device_sink).
 
   bool on_timeline(std::uint64_t index) const noexcept override { return line_.holds(index); }
@@ -147,7 +244,17 @@ class site final : public device_sink {
     const char* p = name.data();
     const bool name_inside = p >= reinterpret_cast<const char*>(this) && p < reinterpret_cast<const char*>(this + 1);
     return sizeof(*this) - sizeof(line_) - sizeof(host_) + line_.bytes() + host_.bytes() +
-           (name_inside ? 0 : name.capacity() + 1) + (d != nullptr ? d->bytes() : 0);
+           (name_inside ? 0 : name.capacity() + 1) + (d != nullptr ? d->bytes() : 0) + cold_bytes();
+  }
+
+  std::size_t cold_bytes() const noexcept {
+    cold_calls* c = cold_.load(std::memory_order_acquire);
+    if (c == nullptr) return 0;
+    std::lock_guard<std::mutex> lock(c->m);
+    std::size_t n = sizeof(cold_calls) + c->recent.capacity() * sizeof(cold_window);
+    if (c->first_host)
+      for (const std::string& l : c->first_host->libraries_loaded) n += sizeof(std::string) + l.capacity();
+    return n;
   }
 
   /// Forgets every call, keeping the site's identity (name, id, NVTX string), so pointers held
@@ -164,6 +271,7 @@ class site final : public device_sink {
     host_.reset();
     line_.reset();
     delete device_.exchange(nullptr, std::memory_order_acq_rel);
+    delete cold_.exchange(nullptr, std::memory_order_acq_rel);
   }
 
  private:
@@ -212,6 +320,17 @@ class site final : public device_sink {
   std::atomic<std::uint64_t> dropped_{0};
 
   std::atomic<series*> device_{nullptr};
+  std::atomic<cold_calls*> cold_{nullptr};
+
+  cold_calls* cold() noexcept {
+    cold_calls* c = cold_.load(std::memory_order_acquire);
+    if (c != nullptr) return c;
+    auto* fresh = new (std::nothrow) cold_calls{};
+    if (fresh == nullptr) return nullptr;
+    if (cold_.compare_exchange_strong(c, fresh, std::memory_order_acq_rel)) return fresh;
+    delete fresh;
+    return c;
+  }
 };
 
 /// Says, once, that a scope was given a negative byte count. Out of line: the message is built

@@ -1,0 +1,177 @@
+// Attribution: cause records split among cold calls (nesting, threads, the partition), the
+// store's bounds, and the host signals of a first call, all on synthetic records: no GPU.
+#include "catch.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "warmup/profile.hpp"
+
+using warmup::cause;
+using warmup::detail::cause_record;
+using warmup::detail::cold_window;
+using warmup::detail::split_window;
+
+namespace {
+// The plugin beside this program (the GPU machine gets it in the bundle), else where it was built.
+std::string plugin_path() {
+  char self[4096] = {};
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string dir = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string();
+  dir = dir.substr(0, dir.find_last_of('/') + 1);
+  const std::string beside = dir + "libwarmup_test_plugin.so";
+  return access(beside.c_str(), R_OK) == 0 ? beside : std::string(WARMUP_TEST_PLUGIN);
+}
+
+std::uint64_t ns(warmup::cause c, const warmup::detail::split& s) { return s.ns[static_cast<std::size_t>(c)]; }
+std::uint64_t count(warmup::cause c, const warmup::detail::split& s) { return s.count[static_cast<std::size_t>(c)]; }
+}  // namespace
+
+TEST_CASE("nested records: each instant counts once, for the innermost") {
+  const cold_window w{1000, 2000, 7};
+  // A module load (API call) holding a JIT compilation, which holds a cache load; and a lazy
+  // kernel load that began with the module load but ended first.
+  const std::vector<cause_record> r = {{cause::module_load, 1100, 1600, 7},
+                                       {cause::jit_compile, 1200, 1500, 7},
+                                       {cause::jit_cache_load, 1300, 1350, 7},
+                                       {cause::lazy_kernel_load, 1100, 1150, 7}};
+  const auto s = split_window(w, r);
+  CHECK(ns(cause::lazy_kernel_load, s) == 50);  // began together with the module load, ended first
+  CHECK(ns(cause::module_load, s) == 500 - 50 - 300);
+  CHECK(ns(cause::jit_compile, s) == 300 - 50);
+  CHECK(ns(cause::jit_cache_load, s) == 50);
+  CHECK(s.named == 500);  // the union, not the sum (950)
+  CHECK(count(cause::module_load, s) == 1);
+  CHECK(count(cause::jit_compile, s) == 1);
+}
+
+TEST_CASE("records are clipped to the call, and other threads' records stay out") {
+  const cold_window w{1000, 2000, 7};
+  const std::vector<cause_record> r = {{cause::device_alloc, 500, 1200, 7},   // began before the call
+                                       {cause::pinned_alloc, 1900, 2500, 7},  // ended after it
+                                       {cause::module_load, 1300, 1400, 8},   // another thread's
+                                       {cause::jit_compile, 1500, 1600, 0},   // no thread: joins
+                                       {cause::sync_wait, 3000, 4000, 7}};    // after the call
+  const auto s = split_window(w, r);
+  CHECK(ns(cause::device_alloc, s) == 200);
+  CHECK(ns(cause::pinned_alloc, s) == 100);
+  CHECK(ns(cause::module_load, s) == 0);
+  CHECK(ns(cause::jit_compile, s) == 100);
+  CHECK(ns(cause::sync_wait, s) == 0);
+  CHECK(s.named == 400);
+}
+
+TEST_CASE("named causes plus the unattributed remainder equal the excess, exactly, or say they exceed it") {
+  // Far in the future of the steady clock: no real record of this process falls there.
+  const std::uint64_t t0 = std::uint64_t{1} << 62;
+  warmup::detail::cause_store& store = warmup::detail::cause_records();
+  store.add({cause::module_load, t0 + 100, t0 + 700, 99});
+  store.add({cause::lazy_kernel_load, t0 + 200, t0 + 300, 99});
+  warmup::timing t;
+  warmup::steady_state st;
+  st.p50 = std::chrono::nanoseconds{200};
+  t.steady = st;
+  const warmup::attribution a = warmup::detail::attribute({{t0, t0 + 1000, 99}}, t);
+  CHECK(a.call.count() == 1000);
+  CHECK(a.excess.count() == 800);
+  REQUIRE(a.causes.size() == 2);
+  CHECK(a.causes[0].what == cause::module_load);  // largest first
+  CHECK(a.causes[0].time.count() == 500);
+  CHECK(a.causes[1].time.count() == 100);
+  CHECK(a.named.count() == 600);
+  CHECK((a.named + a.unattributed).count() == a.excess.count());
+  CHECK(warmup::detail::why_line(a).find("unattributed 200 ns") != std::string::npos);
+
+  st.p50 = std::chrono::nanoseconds{700};  // named (600) now exceeds the excess (300)
+  t.steady = st;
+  const warmup::attribution over = warmup::detail::attribute({{t0, t0 + 1000, 99}}, t);
+  CHECK(over.unattributed.count() == -300);
+  CHECK((over.named + over.unattributed).count() == over.excess.count());
+  CHECK(warmup::detail::why_line(over).find("exceed the excess by 300 ns") != std::string::npos);
+}
+
+TEST_CASE("the store keeps a synchronisation only where a cold call was") {
+  const std::uint64_t t0 = (std::uint64_t{1} << 62) + (std::uint64_t{1} << 40);
+  warmup::detail::cause_store store;
+  store.add({cause::sync_wait, t0, t0 + 10, 5});  // no cold call anywhere: a steady loop's sync
+  CHECK(store.size() == 0);
+  store.close_window({t0 + 100, t0 + 200, 5}, false);
+  store.add({cause::sync_wait, t0 + 150, t0 + 160, 5});  // inside it
+  store.add({cause::sync_wait, t0 + 150, t0 + 160, 6});  // inside its time, on another thread
+  CHECK(store.size() == 1);
+  store.open_first_call(6, t0 + 1000);
+  store.add({cause::sync_wait, t0 + 1100, t0 + 1200, 6});  // inside an open first call
+  CHECK(store.size() == 2);
+  store.add({cause::module_load, t0 + 5000, t0 + 5100, 6});  // any other cause is kept
+  CHECK(store.size() == 3);
+  CHECK(store.overlapping({t0 + 1000, t0 + 1300, 6}).size() == 1);
+}
+
+TEST_CASE("a first call's host signals: CPU time against the wall, libraries loaded") {
+  using namespace std::chrono_literals;
+  {
+    warmup::region_scope s{"attribution.spins"};
+    // 30 ms of this thread's own CPU time, however busy the machine is.
+    const auto cpu_ns = [] {
+      timespec t{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+      return std::int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+    };
+    const std::int64_t end = cpu_ns() + 30'000'000;
+    volatile std::uint64_t x = 0;
+    while (cpu_ns() < end) x = x + 1;
+  }
+  {
+    warmup::region_scope s{"attribution.sleeps"};
+    std::this_thread::sleep_for(30ms);
+  }
+  void* plugin = nullptr;
+  const std::string path = plugin_path();
+  {
+    warmup::region_scope s{"attribution.loads"};
+    plugin = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  }
+  REQUIRE(plugin != nullptr);
+  const warmup::report r = warmup::snapshot();
+  const auto* spins = r.find(warmup::op_kind::region, "attribution.spins");
+  const auto* sleeps = r.find(warmup::op_kind::region, "attribution.sleeps");
+  const auto* loads = r.find(warmup::op_kind::region, "attribution.loads");
+  REQUIRE((spins && sleeps && loads));
+  REQUIRE((spins->first_call_host && sleeps->first_call_host && loads->first_call_host));
+  CHECK(spins->first_call_host->cpu >= 30ms);
+  CHECK(sleeps->first_call_host->cpu < 10ms);
+  CHECK(spins->first_call_host->libraries_loaded.empty());
+  REQUIRE(loads->first_call_host->libraries_loaded.size() == 1);
+  CHECK(loads->first_call_host->libraries_loaded[0] == "libwarmup_test_plugin.so");
+  CHECK_FALSE(spins->first_call_host->context_existed.has_value());  // host-timed: not asked
+  std::ostringstream table;
+  warmup::print(r, table);
+  CHECK(table.str().find("loaded 1 shared libraries: libwarmup_test_plugin.so") != std::string::npos);
+  const std::string j = warmup::to_json(r);
+  CHECK(j.find("\"libraries_loaded\":[\"libwarmup_test_plugin.so\"]") != std::string::npos);
+  CHECK(j.find("\"attribution_source\":") != std::string::npos);
+  dlclose(plugin);
+}
+
+TEST_CASE("without CUPTI, attribution says why and the report has no causes") {
+  // On this machine CUPTI may load but finds no GPU, or is not there: either way no records.
+  const bool on = warmup::set_attribution(true);
+  { warmup::region_scope s{"attribution.after_switch"}; }
+  const warmup::report r = warmup::snapshot();
+  if (!on) {
+    CHECK(r.attribution_source.rfind("host signals only: ", 0) == 0);
+    const auto& why = r.find(warmup::op_kind::region, "attribution.after_switch")->host.first_call_causes;
+    CHECK((!why || why->causes.empty()));
+  } else {
+    CHECK(r.attribution_source == "cupti");
+  }
+  (void)warmup::set_attribution(false);
+  CHECK_FALSE(warmup::attribution_enabled());
+}
