@@ -15,6 +15,7 @@
 //                               driver calls the runtime makes, cuMemAlloc under cudaMalloc...)
 //   cupti_probe --no-cupti      no CUPTI: the same calls' timings, as the baseline of its cost
 // CUDA_MODULE_LOADING=EAGER: no lazy kernel loads are expected (and none may come).
+#include "gpu_support.cuh"
 #include "warmup/detail/causes.hpp"
 #include "warmup/detail/cupti.hpp"
 
@@ -47,13 +48,7 @@ __global__ void kernel_b(int* p) {
 __global__ void kernel_c(int* p) {
   if (p != nullptr) *p = 3;
 }
-__global__ void spin(unsigned long long ns) {
-  unsigned long long start, now;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < ns);
-}
+using gpu_support::spin;
 
 std::uint64_t now_ns() { return wd::ns_since_epoch(wd::clock::now()); }
 std::uint64_t t_origin = 0;

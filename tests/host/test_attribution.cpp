@@ -175,3 +175,34 @@ TEST_CASE("without CUPTI, attribution says why and the report has no causes") {
   (void)warmup::set_attribution(false);
   CHECK_FALSE(warmup::attribution_enabled());
 }
+
+TEST_CASE("a call after idling is split among the records of its thread, as cold_causes") {
+  using namespace std::chrono_literals;
+  warmup::set_idle_threshold(1ms);
+  const auto now_ns = [] { return warmup::detail::ns_since_epoch(warmup::detail::clock::now()); };
+  const std::uint64_t me = warmup::detail::this_thread_id();
+  for (int i = 0; i < 30; ++i) { warmup::region_scope s{"attribution.idle"}; }
+  std::this_thread::sleep_for(5ms);
+  std::uint64_t start = 0, end = 0;
+  {
+    warmup::region_scope s{"attribution.idle"};
+    start = now_ns();
+    std::this_thread::sleep_for(3ms);
+    end = now_ns();
+  }
+  // What CUPTI would have said: a module load during the call on this thread, and one on
+  // another thread, which is not this call's.
+  warmup::detail::cause_records().add({cause::module_load, start, end, me});
+  warmup::detail::cause_records().add({cause::jit_compile, start, end, me + 1});
+  const warmup::report r = warmup::snapshot();
+  const auto* s = r.find(warmup::op_kind::region, "attribution.idle");
+  REQUIRE(s != nullptr);
+  REQUIRE(s->host.cold_causes);
+  const warmup::attribution& why = *s->host.cold_causes;
+  CHECK(why.calls == 1);
+  REQUIRE(why.causes.size() == 1);
+  CHECK(why.causes[0].what == cause::module_load);
+  CHECK(why.causes[0].time.count() == static_cast<long long>(end - start));
+  CHECK((why.named + why.unattributed) == why.excess);
+  warmup::set_idle_threshold(1s);
+}
