@@ -97,13 +97,14 @@ int main(int argc, char** argv) {
   }
 
   // Stream-ordered allocation: allocate, use, free on the stream, then synchronise, as a
-  // program does once per step. The sync is where a pool with threshold 0 shrinks.
+  // program does once per step. The sync is where a pool with threshold 0 shrinks. Given the
+  // stream, the scope reads the pool's reserved bytes around each call (the report's `pool`).
   cudaMemPool_t pool;
   CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));
   auto step = [&](const char* site) {
     void* p = nullptr;
     {
-      warmup::alloc_scope a{site, bytes};
+      warmup::alloc_scope a{site, bytes, stream};
       if (!check(cudaMallocAsync(&p, bytes, stream), "cudaMallocAsync")) return false;
     }
     return check(cudaMemsetAsync(p, 0, bytes, stream), "cudaMemsetAsync") &&

@@ -114,9 +114,11 @@ int main(int argc, char** argv) {
   std::vector<unsigned char> pageable(copy_bytes, 1);  // written by the constructor: touched
   std::memset(pinned, 1, copy_bytes);
   // One copy and its sync; `tag` picks the scope's kind (h2d_scope is warmup::scope<op::h2d>).
+  // Given the host pointer, the report counts the calls from pinned and from pageable memory.
   auto copy = [&](auto tag, const char* site, void* dst, const void* src, cudaMemcpyKind kind) {
     {
-      warmup::scope<decltype(tag)> s{site, copy_bytes, stream};
+      const void* host = kind == cudaMemcpyHostToDevice ? src : dst;
+      warmup::scope<decltype(tag)> s{site, copy_bytes, stream, host};
       if (!check(cudaMemcpyAsync(dst, src, copy_bytes, kind, stream), site)) return false;
     }
     return check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");

@@ -45,12 +45,29 @@ WARMUP_BEGIN_NAMESPACE
 
 namespace detail {
 
-/// "118 ms over the steady p50 = module loads 61 ms (4) + ... + unattributed 17 ms".
+/// "118 ms over the steady p50 = module loads 61 ms (4) + host code libcudnn_heuristic.so.9
+/// 40 ms (40 samples) + ... + unattributed 17 ms". The largest few shared objects by name, the
+/// rest together.
 inline std::string why_line(const attribution& a) {
+  constexpr std::size_t objects_named = 6;
   std::string out = (a.calls > 1 ? std::to_string(a.calls) + " cold calls " : std::string()) + format_duration(a.excess) +
                     " over the steady p50 =";
-  for (const cause_time& c : a.causes)
-    out += " " + std::string(describe(c.what)) + " " + format_duration(c.time) + " (" + std::to_string(c.count) + ") +";
+  std::size_t objects = 0, rest_objects = 0;
+  std::chrono::nanoseconds rest{};
+  std::uint64_t rest_samples = 0;
+  for (const cause_time& c : a.causes) {
+    if (c.what != cause::host_code) {
+      out += " " + std::string(describe(c.what)) + " " + format_duration(c.time) + " (" + std::to_string(c.count) + ") +";
+    } else if (objects++ < objects_named) {
+      out += " host code " + printable(c.where, 60) + " " + format_duration(c.time) + " (" + std::to_string(c.count) +
+             " samples) +";
+    } else {
+      ++rest_objects, rest += c.time, rest_samples += c.count;
+    }
+  }
+  if (rest_objects != 0)
+    out += " host code in " + std::to_string(rest_objects) + " other objects " + format_duration(rest) + " (" +
+           std::to_string(rest_samples) + " samples) +";
   if (a.unattributed.count() >= 0) return out + " unattributed " + format_duration(a.unattributed);
   out.pop_back();
   return out + "; the named causes exceed the excess by " + format_duration(-a.unattributed) +
@@ -103,7 +120,7 @@ inline void print(const report& r, std::ostream& os) {
   os << '\n';
   if (!r.module_loading.empty())
     os << "module loading " << r.module_loading << ", JIT cache " << r.jit_cache << "; attribution "
-       << r.attribution_source << '\n';
+       << r.attribution_source << "; CPU sampling " << r.cpu_sampling << '\n';
 
   const std::vector<std::string> head = {"site", "op", "clock", "calls", "warm-up", "first",
                                          "p50",  "p90", "p99",  "first excess", "warm-up excess", "GB/s first/steady/mean"};

@@ -54,11 +54,15 @@ struct steady_state {
 struct cause_time {
   cause what = cause::module_load;
   std::chrono::nanoseconds time{};
-  std::uint64_t count = 0;
+  std::uint64_t count = 0;  ///< records, or for `host_code` CPU samples
+  /// For `host_code`: the shared object the samples fell in ("libcudnn_heuristic.so.9"); empty
+  /// for the other causes.
+  std::string where;
 
   static constexpr auto fields() {
     using self = cause_time;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(what), WARMUP_DETAIL_FIELD(time), WARMUP_DETAIL_FIELD(count));
+    return std::make_tuple(WARMUP_DETAIL_FIELD(what), WARMUP_DETAIL_FIELD(time), WARMUP_DETAIL_FIELD(count),
+                           WARMUP_DETAIL_FIELD(where));
   }
 };
 
@@ -172,12 +176,37 @@ struct transfer {
   std::optional<double> first_gbps;   ///< the first call
   std::optional<double> steady_gbps;  ///< bytes per call over the steady p50 (equal sizes only)
   std::optional<double> mean_gbps;    ///< all bytes over the time of all calls
+  /// Copies given their host pointer: calls from pinned memory, and from pageable memory (which
+  /// the driver stages through a pinned buffer of its own, synchronously to the host).
+  std::uint64_t host_pinned_calls = 0;
+  std::uint64_t host_pageable_calls = 0;
 
   static constexpr auto fields() {
     using self = transfer;
     return std::make_tuple(WARMUP_DETAIL_FIELD(first), WARMUP_DETAIL_FIELD(total), WARMUP_DETAIL_FIELD(sizes_vary),
                            WARMUP_DETAIL_FIELD(total_saturated), WARMUP_DETAIL_FIELD(gbps_clock),
-                           WARMUP_DETAIL_FIELD(first_gbps), WARMUP_DETAIL_FIELD(steady_gbps), WARMUP_DETAIL_FIELD(mean_gbps));
+                           WARMUP_DETAIL_FIELD(first_gbps), WARMUP_DETAIL_FIELD(steady_gbps), WARMUP_DETAIL_FIELD(mean_gbps),
+                           WARMUP_DETAIL_FIELD(host_pinned_calls), WARMUP_DETAIL_FIELD(host_pageable_calls));
+  }
+};
+
+/// @brief What an allocation site's stream-ordered pool did (allocation scopes given a stream;
+/// no CUPTI needed): the device's current pool's reserved bytes read before and after each call.
+/// A pool with a release threshold of 0 gives its memory back at every synchronisation, so each
+/// allocation after one grows it again: `grew_calls` close to `calls_read` says so.
+/// \code
+///   if (s.pool && s.pool->grew_calls > 1) std::cout << "raise the pool's release threshold\n";
+/// \endcode
+struct pool_growth {
+  std::uint64_t calls_read = 0;   ///< calls whose pool could be read
+  std::uint64_t grew_calls = 0;   ///< calls during which the pool reserved more memory
+  std::uint64_t grown = 0;        ///< bytes reserved by those calls together
+  std::uint64_t first_call = 0;   ///< bytes the first call made it reserve
+
+  static constexpr auto fields() {
+    using self = pool_growth;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(calls_read), WARMUP_DETAIL_FIELD(grew_calls), WARMUP_DETAIL_FIELD(grown),
+                           WARMUP_DETAIL_FIELD(first_call));
   }
 };
 
@@ -224,6 +253,7 @@ struct site_report {
   std::uint64_t exceptions = 0;   ///< calls left by an exception (still measured)
   untimed_calls device_untimed;   ///< calls that asked for device timing and got none
   std::optional<host_signals> first_call_host;  ///< what the first call did on the host
+  std::optional<pool_growth> pool;  ///< allocation scopes given a stream, where the pool could be read
   std::vector<std::string> notes;        ///< plain-language reading of the figures
   // For the timeline and the picture (trace, SVG), not written to JSON or CSV:
   std::vector<std::chrono::nanoseconds> first_calls;  ///< host time of the first 64 calls, in order
@@ -234,7 +264,7 @@ struct site_report {
     return std::make_tuple(WARMUP_DETAIL_FIELD(name), WARMUP_DETAIL_FIELD(op), WARMUP_DETAIL_FIELD(calls),
                            WARMUP_DETAIL_FIELD(host), WARMUP_DETAIL_FIELD(device), WARMUP_DETAIL_FIELD(bytes),
                            WARMUP_DETAIL_FIELD(exceptions), WARMUP_DETAIL_FIELD(device_untimed),
-                           WARMUP_DETAIL_FIELD(first_call_host), WARMUP_DETAIL_FIELD(notes));
+                           WARMUP_DETAIL_FIELD(first_call_host), WARMUP_DETAIL_FIELD(pool), WARMUP_DETAIL_FIELD(notes));
   }
 };
 
@@ -290,6 +320,8 @@ struct report {
   std::uint64_t device_pending = 0;  ///< device measurements not yet finished by the GPU
   /// "cupti", "off", or why attribution fell back to host signals (CUPTI missing, its slot taken).
   std::string attribution_source = "off";
+  /// "off", "every N us in first calls, weighted by CPU time" (`WARMUP_CPU_SAMPLING`), or why not.
+  std::string cpu_sampling = "off";
   /// CUDA_MODULE_LOADING as the driver reads it ("LAZY" unless set), and the JIT cache settings
   /// (CUDA_CACHE_DISABLE, CUDA_CACHE_PATH, CUDA_CACHE_MAXSIZE), for reading first calls.
   std::string module_loading;
@@ -313,7 +345,7 @@ struct report {
     using self = report;
     return std::make_tuple(WARMUP_DETAIL_FIELD(enabled), WARMUP_DETAIL_FIELD(device), WARMUP_DETAIL_FIELD(device_status),
                            WARMUP_DETAIL_FIELD(device_pending), WARMUP_DETAIL_FIELD(attribution_source),
-                           WARMUP_DETAIL_FIELD(module_loading), WARMUP_DETAIL_FIELD(jit_cache),
+                           WARMUP_DETAIL_FIELD(cpu_sampling), WARMUP_DETAIL_FIELD(module_loading), WARMUP_DETAIL_FIELD(jit_cache),
                            WARMUP_DETAIL_FIELD(library), WARMUP_DETAIL_FIELD(notices),
                            WARMUP_DETAIL_FIELD(sites));
   }

@@ -8,6 +8,7 @@
 /// | `WARMUP_IDLE_MS`         | `set_idle_threshold()`, `idle_threshold()` | 1 ms to 1 h, 1 s              |
 /// | `WARMUP_TIMELINE_CALLS`  | `set_timeline_calls()`, `timeline_calls()` | 1 to 100000, 16               |
 /// | `WARMUP_ATTRIBUTION`     | `set_attribution()`, `attribution_enabled()` | off                         |
+/// | `WARMUP_CPU_SAMPLING`    | `set_cpu_sampling()`, `cpu_sampling_interval()` | off; 100 us to 1 s, or on (1 ms) |
 /// | `WARMUP_REPORT`          | `write_report()` (report_file.hpp)         | at exit, when set             |
 ///
 /// The variables are read once, before `main` (detail/environment.hpp); each value is checked,
@@ -49,6 +50,7 @@ inline constexpr setting_variable variables[] = {
     {"WARMUP_IDLE_MS", "set_idle_threshold"},
     {"WARMUP_TIMELINE_CALLS", "set_timeline_calls"},
     {"WARMUP_ATTRIBUTION", "set_attribution"},
+    {"WARMUP_CPU_SAMPLING", "set_cpu_sampling"},
 };
 
 /// Loads CUPTI and starts collecting cause records, or stops (detail/runtime.hpp). Returns
@@ -58,6 +60,7 @@ inline bool start_attribution(bool on) noexcept;
 /// The ranges the variables and the functions share.
 inline constexpr std::chrono::milliseconds idle_min{1}, idle_max{3'600'000};
 inline constexpr std::uint32_t timeline_calls_min = 1, timeline_calls_max = 100'000;
+inline constexpr std::chrono::microseconds cpu_sampling_min{100}, cpu_sampling_max{1'000'000}, cpu_sampling_on{1000};
 
 /// Read by every scope at entry, before anything else: one relaxed load when off.
 inline std::atomic<bool> measuring{true};
@@ -211,6 +214,51 @@ inline bool set_attribution(bool on) noexcept {
 #else
   (void)on;
   return false;
+#endif
+}
+
+/// @brief Samples where each first call's CPU time goes, by shared object
+/// (`WARMUP_CPU_SAMPLING=<microseconds>`, or `on` for every 1 ms; 0 or `off` stops it): a timer
+/// interrupts the calling thread with SIGPROF every `every`, during a site's first call only;
+/// each sample stands for the CPU time the thread spent since the one before (none while it
+/// waited). What no CUPTI record explains is then named by where the CPU was:
+/// `host_code` causes such as "host code libcudnn_heuristic.so.9 80 ms". Costs about a
+/// microsecond per sample, in first calls only; nothing otherwise. A program or profiler with a
+/// SIGPROF handler of its own keeps it: sampling then stays off and `report::cpu_sampling` says
+/// why. Like any SIGPROF profiler, a sample may make a system call that SA_RESTART does not
+/// restart (poll, epoll_wait, nanosleep) return EINTR inside a first call; hence opt-in. The sample is the
+/// leaf frame: libc or the dynamic loader working for a library count as themselves.
+/// Linux on x86-64 and Arm64.
+/// \code
+///   warmup::set_cpu_sampling(std::chrono::microseconds(500));   // before the first calls
+/// \endcode
+inline void set_cpu_sampling(std::chrono::microseconds every) noexcept {
+#if WARMUP_ENABLED
+  using std::chrono::microseconds;
+  if (every.count() != 0 && (every < detail::cpu_sampling_min || every > detail::cpu_sampling_max))
+    detail::out_of_range("set_cpu_sampling(" + std::to_string(every.count()) + " us)", "100 us to 1 s");
+  const microseconds used =
+      every.count() == 0 ? microseconds{0} : std::clamp(every, detail::cpu_sampling_min, detail::cpu_sampling_max);
+  detail::cause_store& store = detail::cause_records();
+  store.sampler.interval_ns.store(static_cast<std::uint64_t>(used.count()) * 1000u, std::memory_order_relaxed);
+  if (!detail::cpu_sampling_supported) {
+    if (used.count() != 0) store.set_sampling_status("off: not supported on this platform (Linux x86-64 and Arm64)");
+    return;
+  }
+  store.set_sampling_status(used.count() == 0 ? std::string("off")
+                                              : "every " + std::to_string(used.count()) + " us in first calls, weighted by CPU time");
+#else
+  (void)every;
+#endif
+}
+
+/// @brief The CPU sampling interval in force (0: off).
+inline std::chrono::microseconds cpu_sampling_interval() noexcept {
+#if WARMUP_ENABLED
+  return std::chrono::microseconds{
+      static_cast<long long>(detail::cause_records().sampler.interval_ns.load(std::memory_order_relaxed) / 1000u)};
+#else
+  return std::chrono::microseconds{0};
 #endif
 }
 

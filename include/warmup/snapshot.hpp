@@ -122,6 +122,16 @@ inline std::vector<std::string> notes_for(const site_report& s) {
     notes.push_back("bandwidth from host time (no call was device-timed): it includes launch and any wait");
   if (s.bytes && s.bytes->sizes_vary)
     notes.push_back("calls moved different numbers of bytes: read the mean bandwidth, not a steady one");
+  if (s.bytes && s.bytes->host_pageable_calls != 0)
+    notes.push_back(std::to_string(s.bytes->host_pageable_calls) + " of " +
+                    std::to_string(s.bytes->host_pageable_calls + s.bytes->host_pinned_calls) +
+                    " calls copied pageable host memory, which the driver stages through a pinned buffer: "
+                    "pin it (cudaHostRegister) for full bandwidth and an asynchronous copy");
+  if (s.pool && s.pool->grew_calls > 1)
+    notes.push_back("the pool grew during " + std::to_string(s.pool->grew_calls) + " of " +
+                    std::to_string(s.pool->calls_read) + " calls (" + format_bytes(s.pool->grown) +
+                    " in all): it gives memory back between them; raise its release threshold "
+                    "(cudaMemPoolAttrReleaseThreshold) to keep it");
   const untimed_calls& u = s.device_untimed;
   if (u.captured != 0)
     notes.push_back(std::to_string(u.captured) +
@@ -149,23 +159,35 @@ inline std::vector<std::string> notes_for(const site_report& s) {
   return notes;
 }
 
-/// Joins cold windows with the cause records that overlap them (detail/attribution.hpp).
+/// Joins cold windows with the cause records that overlap them (detail/attribution.hpp), and
+/// what no record covers with the CPU samples taken there (detail/cpu_sampler.hpp).
 inline attribution attribute(const std::vector<cold_window>& windows, const timing& t) {
   attribution a;
   const std::int64_t p50 = t.steady ? t.steady->p50.count() : 0;
   std::array<std::uint64_t, cause_count> ns{}, count{};
+  std::vector<host_code_split::object> host;
   std::int64_t call = 0, excess = 0, named = 0;
+  const cause_store& store = cause_records();
   for (const cold_window& w : windows) {
-    const split sp = split_window(w, cause_records().overlapping(w));
+    const split sp = split_window(w, store.overlapping(w));
     for (std::size_t c = 0; c < cause_count; ++c) ns[c] += sp.ns[c], count[c] += sp.count[c];
+    const host_code_split hc = split_samples(w, sp, store.samples_in(w), object_of);
+    for (const auto& o : hc.objects) {
+      auto it = std::find_if(host.begin(), host.end(), [&](const auto& h) { return h.where == o.where; });
+      if (it == host.end()) host.push_back(o);
+      else it->ns += o.ns, it->samples += o.samples;
+    }
     const auto d = static_cast<std::int64_t>(w.end_ns - w.start_ns);
     call += d;
     excess += d - p50;
-    named += static_cast<std::int64_t>(sp.named);
+    named += static_cast<std::int64_t>(sp.named + hc.named);
   }
   for (std::size_t c = 0; c < cause_count; ++c)
     if (ns[c] != 0)
-      a.causes.push_back({static_cast<cause>(c), std::chrono::nanoseconds{static_cast<long long>(ns[c])}, count[c]});
+      a.causes.push_back({static_cast<cause>(c), std::chrono::nanoseconds{static_cast<long long>(ns[c])}, count[c], {}});
+  for (auto& h : host)
+    if (h.ns != 0)
+      a.causes.push_back({cause::host_code, std::chrono::nanoseconds{static_cast<long long>(h.ns)}, h.samples, std::move(h.where)});
   std::sort(a.causes.begin(), a.causes.end(), [](const cause_time& x, const cause_time& y) { return x.time > y.time; });
   a.calls = windows.size();
   a.call = std::chrono::nanoseconds{call};
@@ -205,8 +227,11 @@ inline site_report read_site(const site& s) {
         x.steady_gbps = double(x.first) / double(t.steady->p50.count());
       if (!n.bytes_overflow && t.total.count() > 0 && t.calls == r.calls) x.mean_gbps = double(total) / double(t.total.count());
     }
+    x.host_pinned_calls = n.host_pinned;
+    x.host_pageable_calls = n.host_pageable;
     r.bytes = x;
   }
+  if (n.pool_read != 0) r.pool = pool_growth{n.pool_read, n.pool_grew, n.pool_grown, n.pool_first_grown};
   for (const auto& c : host_data.first) r.first_calls.push_back(std::chrono::nanoseconds{static_cast<long long>(c.ns)});
   const std::uint64_t origin = ns_since_epoch(process_start());
   const auto since_origin = [&](std::uint64_t t) {
@@ -271,6 +296,7 @@ inline report snapshot(device_wait wait = device_wait::no) {
   r.device_pending = pending;
   if (const auto flush = detail::cause_records().flush.load(std::memory_order_acquire)) flush();
   r.attribution_source = detail::cause_records().source_now();
+  r.cpu_sampling = detail::cause_records().sampling_status();
   r.module_loading = detail::module_loading_mode();
   r.jit_cache = detail::jit_cache_settings();
   r.device = detail::describe_device(r.device_status);

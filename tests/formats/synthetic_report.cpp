@@ -62,8 +62,10 @@ int main(int argc, char** argv) {
       why.calls = 1;
       why.call = site.host.first;
       why.excess = site.host.first - st.p50;
-      why.causes = {{warmup::cause::module_load, why.excess / 2, 3}, {warmup::cause::lazy_kernel_load, why.excess / 4, 1}};
-      why.named = why.causes[0].time + why.causes[1].time;
+      why.causes = {{warmup::cause::module_load, why.excess / 2, 3, {}},
+                    {warmup::cause::lazy_kernel_load, why.excess / 8, 1, {}},
+                    {warmup::cause::host_code, why.excess / 8, 12, "libcudnn_heuristic.so.9"}};
+      why.named = why.causes[0].time + why.causes[1].time + why.causes[2].time;
       why.unattributed = why.excess - why.named;
       site.host.first_call_causes = why;
       site.host.cold_causes = why;
@@ -73,6 +75,7 @@ int main(int argc, char** argv) {
       h.libraries_loaded = {"libcublasLt.so.13"};
       h.context_existed = true;
       site.first_call_host = h;
+      site.pool = warmup::pool_growth{20, 20, 20ull << 26, 1ull << 26};
       site.device = site.host;
     }
     if (warmup::is_copy(site.op)) {

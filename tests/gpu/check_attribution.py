@@ -98,10 +98,13 @@ def first_calls(env):
             sites[("region", "forward")]["host"]["first"], sites[("region", "forward")]["host"]["steady"]["p50"])
 
 
-runs = {"off": [], "on": []}
+SAMPLED = {**ON, "WARMUP_CPU_SAMPLING": "on"}
+runs = {"off": [], "on": [], "sampled": []}
 for _ in range(3):
     runs["off"].append(first_calls({"WARMUP_ATTRIBUTION": "0"}))
     runs["on"].append(first_calls(ON))
+    runs["sampled"].append(first_calls(SAMPLED))
 for what, i in (("context", 0), ("first forward", 1), ("steady forward p50", 2)):
-    off, on = min(r[i] for r in runs["off"]), min(r[i] for r in runs["on"])
-    print(f"cost: {what} {off / 1e6:.3f} ms off, {on / 1e6:.3f} ms on ({on / off:.2f}x)")
+    off, on, sampled = (min(r[i] for r in runs[k]) for k in ("off", "on", "sampled"))
+    print(f"cost: {what} {off / 1e6:.3f} ms off, {on / 1e6:.3f} ms on ({on / off:.2f}x), "
+          f"{sampled / 1e6:.3f} ms on with CPU sampling ({sampled / off:.2f}x)")

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "warmup/profile.hpp"
+#include "../support/test_plugin.hpp"
 
 using warmup::cause;
 using warmup::detail::cause_record;
@@ -20,15 +21,6 @@ using warmup::detail::cold_window;
 using warmup::detail::split_window;
 
 namespace {
-// The plugin beside this program (the GPU machine gets it in the bundle), else where it was built.
-std::string plugin_path() {
-  char self[4096] = {};
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  std::string dir = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string();
-  dir = dir.substr(0, dir.find_last_of('/') + 1);
-  const std::string beside = dir + "libwarmup_test_plugin.so";
-  return access(beside.c_str(), R_OK) == 0 ? beside : std::string(WARMUP_TEST_PLUGIN);
-}
 
 std::uint64_t ns(warmup::cause c, const warmup::detail::split& s) { return s.ns[static_cast<std::size_t>(c)]; }
 std::uint64_t count(warmup::cause c, const warmup::detail::split& s) { return s.count[static_cast<std::size_t>(c)]; }
@@ -133,7 +125,7 @@ TEST_CASE("a first call's host signals: CPU time against the wall, libraries loa
     std::this_thread::sleep_for(30ms);
   }
   void* plugin = nullptr;
-  const std::string path = plugin_path();
+  const std::string path = test_plugin_path();
   {
     warmup::region_scope s{"attribution.loads"};
     plugin = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -205,4 +197,63 @@ TEST_CASE("a call after idling is split among the records of its thread, as cold
   CHECK(why.causes[0].time.count() == static_cast<long long>(end - start));
   CHECK((why.named + why.unattributed) == why.excess);
   warmup::set_idle_threshold(1s);
+}
+
+TEST_CASE("CPU samples name only what no record covers, and never more than the uncovered time") {
+  using warmup::detail::split_samples;
+  using warmup::detail::thread_sample;
+  const cold_window w{1000, 2000, 7};
+  const auto records = split_window(w, {{cause::module_load, 1000, 1400, 7}});
+  const auto at = [](std::uint64_t t, std::uintptr_t pc, std::uint64_t weight) {
+    return thread_sample{t, t + 1, pc, 7, weight};
+  };
+  const auto name = [](std::uintptr_t pc) { return pc == 1 ? std::string("liba.so") : std::string("libb.so"); };
+  // One sample inside the module load (already named), three outside it, one after the call.
+  const auto hc = split_samples(w, records, {at(1200, 1, 100), at(1500, 1, 100), at(1700, 2, 100), at(1800, 1, 100),
+                                             at(2500, 2, 100)},
+                                name);
+  REQUIRE(hc.objects.size() == 2);
+  CHECK(hc.objects[0].where == "liba.so");
+  CHECK(hc.objects[0].samples == 2);
+  CHECK(hc.objects[0].ns == 200);
+  CHECK(hc.objects[1].samples == 1);
+  CHECK(hc.named == 300);
+  // Samples weighing more than the 600 ns left: scaled to it, the sum exact.
+  const auto heavy = split_samples(w, records, {at(1500, 1, 700), at(1700, 2, 300)}, name);
+  CHECK(heavy.named == 600);
+  CHECK(heavy.objects[0].ns + heavy.objects[1].ns == 600);
+  CHECK(heavy.objects[0].ns >= 400);
+}
+
+TEST_CASE("the interval index finds every overlap, long intervals included") {
+  warmup::detail::interval_set<cause_record> set;
+  std::vector<cause_record> all;
+  std::uint64_t seed = 12345;
+  const auto next = [&] { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  for (int i = 0; i < 2000; ++i) {
+    const std::uint64_t start = next() % 1'000'000;
+    const std::uint64_t len = i % 100 == 0 ? 2'000'000'000ull : next() % 5000;  // some longer than long_ns
+    all.push_back({cause::device_alloc, start, start + len, 1});
+    set.add(all.back());
+  }
+  for (int q = 0; q < 200; ++q) {
+    const std::uint64_t a = next() % 1'000'000, b = a + next() % 20'000;
+    std::size_t brute = 0, found = 0;
+    for (const auto& r : all) brute += r.start_ns < b && r.end_ns > a;
+    set.each_overlapping(a, b, [&](const cause_record&) { ++found; });
+    CHECK(found == brute);
+  }
+}
+
+TEST_CASE("set_attribution from several threads at once: one state, no crash, no race") {
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([t] {
+      for (int i = 0; i < 20; ++i) (void)warmup::set_attribution((i + t) % 2 == 0);
+    });
+  for (auto& t : threads) t.join();
+  (void)warmup::set_attribution(false);
+  CHECK_FALSE(warmup::attribution_enabled());
+  const warmup::report r = warmup::snapshot();
+  CHECK(r.attribution_source.rfind("off", 0) == 0);
 }

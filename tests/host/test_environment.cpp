@@ -80,3 +80,15 @@ TEST_CASE("an unknown WARMUP_ variable is named, not silently ignored") {
   CHECK(mentions(d, "compile-time macro"));
   CHECK(mentions(d, "WARMUP_ENABLE=0"));
 }
+
+TEST_CASE("WARMUP_CPU_SAMPLING: on, off, or microseconds in range") {
+  CHECK(read({{"WARMUP_CPU_SAMPLING", "on"}}).cpu_sampling_us == 1000);
+  CHECK(read({{"WARMUP_CPU_SAMPLING", "off"}}).cpu_sampling_us == 0);
+  CHECK(read({{"WARMUP_CPU_SAMPLING", "250"}}).cpu_sampling_us == 250);
+  for (const char* bad : {"99", "1000001", "-5", "1ms", " 250", ""}) {
+    const auto e = read({{"WARMUP_CPU_SAMPLING", bad}});
+    CHECK(e.cpu_sampling_us == -1);
+    CHECK(mentions(e, "WARMUP_CPU_SAMPLING="));
+    CHECK(mentions(e, "CPU sampling stays off"));
+  }
+}

@@ -68,7 +68,8 @@ TEST_CASE("JSON: absent figures are null, never invented") {
                "\"device\":null,\"bytes\":null") !=
         std::string::npos);
   CHECK(j.find("\"bytes\":{\"first\":1000000,\"total\":3000000,\"sizes_vary\":false,\"total_saturated\":false,"
-               "\"gbps_clock\":\"host\",\"first_gbps\":0.333,\"steady_gbps\":1,\"mean_gbps\":0.6}") !=
+               "\"gbps_clock\":\"host\",\"first_gbps\":0.333,\"steady_gbps\":1,\"mean_gbps\":0.6,"
+               "\"host_pinned_calls\":0,\"host_pageable_calls\":0}") !=
         std::string::npos);
   CHECK(j.find("\"steady\":{\"calls\":2,\"p50\":1000000,") != std::string::npos);
   CHECK(j.find("\"p50_low\":null,\"p50_high\":null,\"enough_calls\":false}") != std::string::npos);
@@ -114,9 +115,9 @@ TEST_CASE("CSV: one column per JSON field, named by its path; absent figures are
     return out;
   };
   const std::vector<std::string> head = cells(lines[0]);
-  // 3 + 2 x (8 timing fields + 12 steady fields + 2 x 5 attribution fields) + 8 bytes fields
-  // + exceptions + 4 untimed reasons + 4 host signals (the lists left out)
-  CHECK(head.size() == 3 + 2 * (8 + 12 + 2 * 5) + 8 + 1 + 4 + 4);
+  // 3 + 2 x (8 timing fields + 12 steady fields + 2 x 5 attribution fields) + 10 bytes fields
+  // + exceptions + 4 untimed reasons + 4 host signals (the lists left out) + 4 pool fields
+  CHECK(head.size() == 3 + 2 * (8 + 12 + 2 * 5) + 10 + 1 + 4 + 4 + 4);
   const auto column = [&](const std::string& name) {
     for (std::size_t i = 0; i < head.size(); ++i)
       if (head[i] == name) return i;

@@ -14,13 +14,16 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <iterator>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "warmup/config.hpp"
 #include "warmup/detail/busy.hpp"
 #include "warmup/detail/causes.hpp"
+#include "warmup/detail/cpu_samples.hpp"
 #include "warmup/detail/process.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -38,6 +41,14 @@ struct split {
   std::array<std::uint64_t, cause_count> ns{};
   std::array<std::uint64_t, cause_count> count{};  ///< records that own some of the time
   std::uint64_t named = 0;                         ///< the sum of `ns`: never more than the window
+  /// The spans some record owns, in order, adjacent ones merged: where CPU samples are not needed.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> covered;
+
+  bool covers(std::uint64_t t) const noexcept {
+    auto it = std::upper_bound(covered.begin(), covered.end(), t,
+                               [](std::uint64_t v, const std::pair<std::uint64_t, std::uint64_t>& c) { return v < c.first; });
+    return it != covered.begin() && t < std::prev(it)->second;
+  }
 };
 
 /// Splits window `w` among `records`: records of another thread are left out (a record of thread
@@ -74,9 +85,107 @@ inline split split_window(const cold_window& w, const std::vector<cause_record>&
     out.ns[static_cast<std::size_t>(mine[best].what)] += b - a;
     out.named += b - a;
     owns[best] = true;
+    if (!out.covered.empty() && out.covered.back().second == a) out.covered.back().second = b;
+    else out.covered.emplace_back(a, b);
   }
   for (std::size_t k = 0; k < mine.size(); ++k)
     if (owns[k]) ++out.count[static_cast<std::size_t>(mine[k].what)];
+  return out;
+}
+
+/// Intervals (anything with `start_ns` and `end_ns`) kept in order of start, so that those
+/// overlapping a span are found by a binary search, not a scan: a snapshot joins every cold
+/// window of 10^5 sites against up to 2^18 records. Intervals longer than `long_ns` (the driver's
+/// initialisation, a long wait) are few and kept apart, scanned whole.
+template <class T>
+class interval_set {
+ public:
+  static constexpr std::uint64_t long_ns = 1'000'000'000;
+
+  void add(const T& x) {
+    const std::uint64_t len = x.end_ns > x.start_ns ? x.end_ns - x.start_ns : 0;
+    if (len > long_ns) {
+      long_.push_back(x);
+      return;
+    }
+    max_len_ = std::max(max_len_, len);
+    // Records arrive nearly in order of start: the insertion point is at or near the end.
+    auto at = items_.end();
+    while (at != items_.begin() && std::prev(at)->start_ns > x.start_ns) --at;
+    items_.insert(at, x);
+  }
+
+  /// Calls `f` on each interval overlapping [start, end).
+  template <class F>
+  void each_overlapping(std::uint64_t start, std::uint64_t end, F&& f) const {
+    for (const T& x : long_)
+      if (x.start_ns < end && x.end_ns > start) f(x);
+    const std::uint64_t from = start > max_len_ ? start - max_len_ : 0;
+    auto it = std::lower_bound(items_.begin(), items_.end(), from,
+                               [](const T& x, std::uint64_t v) { return x.start_ns < v; });
+    for (; it != items_.end() && it->start_ns < end; ++it)
+      if (it->end_ns > start) f(*it);
+  }
+
+  std::size_t size() const noexcept { return items_.size() + long_.size(); }
+  void clear() noexcept {
+    items_.clear();
+    long_.clear();
+    max_len_ = 0;
+  }
+
+ private:
+  std::vector<T> items_;
+  std::vector<T> long_;
+  std::uint64_t max_len_ = 0;
+};
+
+/// A CPU sample of a cold call (detail/cpu_sampler.hpp), with the thread that took it and the
+/// CPU time it stands for. An interval of one instant, for `interval_set`.
+struct thread_sample {
+  std::uint64_t start_ns = 0, end_ns = 0;  ///< end = start + 1
+  std::uintptr_t pc = 0;
+  std::uint64_t thread = 0;
+  std::uint64_t weight_ns = 0;  ///< the thread's CPU time since the sample before
+};
+
+/// The CPU time of a window that no record covers, by shared object: each sample outside the
+/// records' spans stands for the CPU time since the sample before, and the total is held to the
+/// uncovered wall time (a thread cannot spend more CPU than wall). Objects by name, with their
+/// samples.
+struct host_code_split {
+  struct object {
+    std::string where;
+    std::uint64_t ns = 0;
+    std::uint64_t samples = 0;
+  };
+  std::vector<object> objects;
+  std::uint64_t named = 0;
+};
+
+template <class NameOf>
+host_code_split split_samples(const cold_window& w, const split& records, const std::vector<thread_sample>& samples,
+                              NameOf&& name_of) {
+  host_code_split out;
+  std::uint64_t weight = 0;
+  for (const thread_sample& x : samples) {
+    if (x.start_ns < w.start_ns || x.start_ns >= w.end_ns || records.covers(x.start_ns)) continue;
+    std::string where = name_of(x.pc);
+    auto it = std::find_if(out.objects.begin(), out.objects.end(), [&](const auto& o) { return o.where == where; });
+    if (it == out.objects.end()) it = out.objects.insert(out.objects.end(), {std::move(where), 0, 0});
+    it->ns += x.weight_ns;
+    it->samples += 1;
+    weight += x.weight_ns;
+  }
+  const std::uint64_t span = w.end_ns - w.start_ns;
+  const std::uint64_t room = span > records.named ? span - records.named : 0;
+  if (weight > room) {  // scale down, keeping the sum exact
+    std::uint64_t given = 0;
+    for (auto& o : out.objects) given += (o.ns = static_cast<std::uint64_t>(double(o.ns) * double(room) / double(weight)));
+    if (!out.objects.empty()) out.objects.front().ns += room - std::min(room, given);
+    weight = room;
+  }
+  out.named = weight;
   return out;
 }
 
@@ -87,6 +196,7 @@ inline split split_window(const cold_window& w, const std::vector<cause_record>&
 class cause_store {
  public:
   static constexpr std::size_t cap = 1u << 18;  // 8 MiB of records
+  static constexpr std::size_t sample_cap = 1u << 16;
 
   void add(const cause_record& r) noexcept {
     const busy_section busy;
@@ -97,9 +207,31 @@ class cause_store {
         ++dropped_;
         return;
       }
-      records_.push_back(r);
+      records_.add(r);
     } WARMUP_CATCH_ALL {
       dropped_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  /// The CPU samples of one cold call of `thread`, taken after its CPU clock read `armed_cpu_ns`:
+  /// each stands for the CPU time since the one before.
+  void add_samples(std::uint64_t thread, std::uint64_t armed_cpu_ns, const std::vector<cpu_sample>& v,
+                   std::uint32_t lost) noexcept {
+    const busy_section busy;
+    WARMUP_TRY {
+      std::lock_guard<std::mutex> lock(mutex_);
+      samples_lost_ += lost;
+      std::uint64_t cpu = armed_cpu_ns;
+      for (const cpu_sample& c : v) {
+        const std::uint64_t weight = c.cpu_ns > cpu ? c.cpu_ns - cpu : 0;
+        cpu = std::max(cpu, c.cpu_ns);
+        if (samples_.size() >= sample_cap) {
+          ++samples_lost_;
+          continue;
+        }
+        samples_.add({c.ns, c.ns + 1, c.pc, thread, weight});
+      }
+    } WARMUP_CATCH_ALL {
     }
   }
 
@@ -110,6 +242,8 @@ class cause_store {
   std::atomic<void (*)() noexcept> flush{nullptr};
   /// What `report::attribution_source` says: "off", "cupti", or why it fell back. Under the mutex.
   std::string source = "off";
+  /// The CPU sampler's process-wide part (detail/cpu_sampler.hpp).
+  sampler_shared sampler;
 
   void set_source(bool on, std::string what) noexcept {
     WARMUP_TRY {
@@ -122,6 +256,19 @@ class cause_store {
   std::string source_now() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return source;
+  }
+
+  /// What `report::cpu_sampling` says: "off", the interval, or why sampling could not run.
+  void set_sampling_status(std::string what) noexcept {
+    WARMUP_TRY {
+      std::lock_guard<std::mutex> lock(mutex_);
+      sampling_status_ = std::move(what);
+    } WARMUP_CATCH_ALL {
+    }
+  }
+  std::string sampling_status() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return sampling_status_;
   }
 
   /// A first call begins on `thread` at `start_ns` (its records may arrive before it ends).
@@ -145,26 +292,41 @@ class cause_store {
             open_.erase(it);
             break;
           }
-      if (windows_.size() < cap) windows_.push_back(w);
+      if (windows_.size() < cap) windows_.add(w);
     } WARMUP_CATCH_ALL {
     }
   }
 
-  /// The records that may fall in `w` (its thread's, and those of no thread), in arrival order.
+  /// The records that may fall in `w` (its thread's, and those of no thread), in order of start.
   std::vector<cause_record> overlapping(const cold_window& w) const {
     const busy_section busy;
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<cause_record> out;
-    for (const cause_record& r : records_)
-      if (r.start_ns < w.end_ns && r.end_ns > w.start_ns && (r.thread == 0 || w.thread == 0 || r.thread == w.thread))
-        out.push_back(r);
+    records_.each_overlapping(w.start_ns, w.end_ns, [&](const cause_record& r) {
+      if (r.thread == 0 || w.thread == 0 || r.thread == w.thread) out.push_back(r);
+    });
+    return out;
+  }
+
+  /// The CPU samples taken on `w`'s thread during `w`.
+  std::vector<thread_sample> samples_in(const cold_window& w) const {
+    const busy_section busy;
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<thread_sample> out;
+    samples_.each_overlapping(w.start_ns, w.end_ns, [&](const thread_sample& x) {
+      if (x.thread == w.thread) out.push_back(x);
+    });
     return out;
   }
 
   std::uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
   std::size_t size() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    return records_.size();
+    return records_.size() + samples_.size();
+  }
+  std::uint64_t samples_lost() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return samples_lost_;
   }
 
   void lock() noexcept { mutex_.lock(); }
@@ -173,6 +335,8 @@ class cause_store {
   void reset_locked() noexcept {
     records_.clear();
     windows_.clear();
+    samples_.clear();
+    samples_lost_ = 0;
     open_.clear();
     dropped_.store(0, std::memory_order_relaxed);
     WARMUP_TRY {
@@ -188,20 +352,23 @@ class cause_store {
     };
     for (const cold_window& w : open_)
       if (joins(w)) return true;
-    // Recent windows first: records arrive soon after their call.
-    for (auto it = windows_.rbegin(); it != windows_.rend(); ++it)
-      if (joins(*it)) return true;
-    return false;
+    bool near = false;
+    windows_.each_overlapping(r.start_ns, r.end_ns, [&](const cold_window& w) { near = near || joins(w); });
+    return near;
   }
 
   mutable std::mutex mutex_;
-  std::vector<cause_record> records_;
-  std::vector<cold_window> windows_;
+  interval_set<cause_record> records_;
+  interval_set<cold_window> windows_;
+  interval_set<thread_sample> samples_;
+  std::uint64_t samples_lost_ = 0;
+  std::string sampling_status_ = "off";
   std::vector<cold_window> open_;
   std::atomic<std::uint64_t> dropped_{0};
 };
 
 inline cause_store& cause_records() noexcept { return shared<cause_store, slot::causes>(); }
+inline sampler_shared& sampler_state() noexcept { return cause_records().sampler; }
 
 }  // namespace detail
 WARMUP_END_NAMESPACE

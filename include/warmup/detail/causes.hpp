@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 
 #include "warmup/config.hpp"
@@ -27,27 +28,47 @@ enum class cause : std::uint8_t {
   pool_growth,       ///< a stream-ordered pool reserving more device memory
   sync_wait,         ///< blocked in a synchronising call (stream, event, device, context)
   library_load,      ///< shared libraries loaded by the process during the call (dlopen)
+  host_code,         ///< CPU time in one shared object, from samples (`cause_time::where` names it)
 };
 
 /// @brief Number of causes.
-inline constexpr std::size_t cause_count = 10;
-static_assert(static_cast<std::size_t>(cause::library_load) + 1 == cause_count,
-              "warmup: cause_count must follow the last cause");
+inline constexpr std::size_t cause_count = 11;
+
+namespace detail {
+/// A cause's names: each entry says its cause, so a table out of the enum's order fails to compile.
+struct cause_names {
+  cause what;
+  std::string_view id;     ///< JSON and CSV
+  std::string_view words;  ///< the table
+};
+inline constexpr cause_names cause_table[] = {
+    {cause::context_init, "context_init", "context init"},
+    {cause::module_load, "module_load", "module loads"},
+    {cause::lazy_kernel_load, "lazy_kernel_load", "lazy kernel loads"},
+    {cause::jit_compile, "jit_compile", "JIT compilation"},
+    {cause::jit_cache_load, "jit_cache_load", "JIT cache loads"},
+    {cause::device_alloc, "device_alloc", "device alloc"},
+    {cause::pinned_alloc, "pinned_alloc", "pinned alloc"},
+    {cause::pool_growth, "pool_growth", "pool growth"},
+    {cause::sync_wait, "sync_wait", "sync wait"},
+    {cause::library_load, "library_load", "shared library loads"},
+    {cause::host_code, "host_code", "host code"},
+};
+constexpr bool in_cause_order() noexcept {
+  if (std::size(cause_table) != cause_count) return false;
+  for (std::size_t i = 0; i < cause_count; ++i)
+    if (static_cast<std::size_t>(cause_table[i].what) != i) return false;
+  return true;
+}
+static_assert(in_cause_order(), "warmup: cause_table must list every cause, in order");
+}  // namespace detail
 
 /// @brief The name of a cause as written in JSON and CSV: "module_load", "jit_compile", ...
-constexpr std::string_view to_string(cause c) noexcept {
-  constexpr std::string_view names[cause_count] = {
-      "context_init", "module_load",  "lazy_kernel_load", "jit_compile", "jit_cache_load",
-      "device_alloc", "pinned_alloc", "pool_growth",      "sync_wait",   "library_load"};
-  return names[static_cast<std::size_t>(c)];
-}
+constexpr std::string_view to_string(cause c) noexcept { return detail::cause_table[static_cast<std::size_t>(c)].id; }
 
 /// @brief The words the table uses for a cause: "module loads", "JIT compilation", ...
 constexpr std::string_view describe(cause c) noexcept {
-  constexpr std::string_view words[cause_count] = {
-      "context init", "module loads", "lazy kernel loads", "JIT compilation", "JIT cache loads",
-      "device alloc", "pinned alloc", "pool growth",       "sync wait",       "shared library loads"};
-  return words[static_cast<std::size_t>(c)];
+  return detail::cause_table[static_cast<std::size_t>(c)].words;
 }
 
 namespace detail {

@@ -73,6 +73,7 @@
 
 #if WARMUP_DETAIL_CUPTI_HEADERS
 #include <cuda.h>
+#include "warmup/detail/memory_probe.hpp"
 #include <cupti_activity.h>
 #include <cupti_callbacks.h>
 #include <cupti_driver_cbid.h>
@@ -129,28 +130,41 @@ constexpr std::uint32_t cupti_major(std::uint32_t v) noexcept {
 }
 
 /// The CUPTI functions the library uses, each taken with dlsym; the types are the headers'.
-struct cupti_api {
-  decltype(&::cuptiGetVersion) get_version = nullptr;
-  decltype(&::cuptiGetResultString) result_string = nullptr;
-  decltype(&::cuptiSubscribe) subscribe = nullptr;
+/// One list: (member, CUPTI's name, required).
+#define WARMUP_DETAIL_CUPTI_FUNCTIONS(X)                                    \
+  X(get_version, cuptiGetVersion, true)                                     \
+  X(result_string, cuptiGetResultString, false)                             \
+  X(subscribe, cuptiSubscribe, true)                                        \
+  X(unsubscribe, cuptiUnsubscribe, true)                                    \
+  X(enable_callback, cuptiEnableCallback, true)                             \
+  X(set_thread_id_type, cuptiSetThreadIdType, false)                        \
+  X(get_timestamp, cuptiGetTimestamp, true)                                 \
+  X(register_timestamp, cuptiActivityRegisterTimestampCallback, false)      \
+  X(register_callbacks, cuptiActivityRegisterCallbacks, true)               \
+  X(enable, cuptiActivityEnable, true)                                      \
+  X(disable, cuptiActivityDisable, true)                                    \
+  X(next_record, cuptiActivityGetNextRecord, true)                          \
+  X(dropped_records, cuptiActivityGetNumDroppedRecords, true)               \
+  X(flush_all, cuptiActivityFlushAll, true)                                 \
+  X(set_attribute, cuptiActivitySetAttribute, false)
+// Newer CUPTI only: what the headers this build sees declare.
 #if defined(CUpti_SubscriberParams_STRUCT_SIZE)
-  decltype(&::cuptiSubscribe_v2) subscribe_v2 = nullptr;
+#define WARMUP_DETAIL_CUPTI_SUBSCRIBE_V2(X) X(subscribe_v2, cuptiSubscribe_v2, false)
+#else
+#define WARMUP_DETAIL_CUPTI_SUBSCRIBE_V2(X)
 #endif
-  decltype(&::cuptiUnsubscribe) unsubscribe = nullptr;
-  decltype(&::cuptiEnableCallback) enable_callback = nullptr;
-  decltype(&::cuptiSetThreadIdType) set_thread_id_type = nullptr;
-  decltype(&::cuptiGetTimestamp) get_timestamp = nullptr;
-  decltype(&::cuptiActivityRegisterTimestampCallback) register_timestamp = nullptr;
-  decltype(&::cuptiActivityRegisterCallbacks) register_callbacks = nullptr;
-  decltype(&::cuptiActivityEnable) enable = nullptr;
-  decltype(&::cuptiActivityDisable) disable = nullptr;
 #if WARMUP_DETAIL_CUPTI_USABLE
-  decltype(&::cuptiActivityEnableDriverApi) enable_driver_api = nullptr;
+#define WARMUP_DETAIL_CUPTI_DRIVER_API(X) X(enable_driver_api, cuptiActivityEnableDriverApi, true)
+#else
+#define WARMUP_DETAIL_CUPTI_DRIVER_API(X)
 #endif
-  decltype(&::cuptiActivityGetNextRecord) next_record = nullptr;
-  decltype(&::cuptiActivityGetNumDroppedRecords) dropped_records = nullptr;
-  decltype(&::cuptiActivityFlushAll) flush_all = nullptr;
-  decltype(&::cuptiActivitySetAttribute) set_attribute = nullptr;
+
+struct cupti_api {
+#define WARMUP_DETAIL_MEMBER(member, name, required) decltype(&::name) member = nullptr;
+  WARMUP_DETAIL_CUPTI_FUNCTIONS(WARMUP_DETAIL_MEMBER)
+  WARMUP_DETAIL_CUPTI_SUBSCRIBE_V2(WARMUP_DETAIL_MEMBER)
+  WARMUP_DETAIL_CUPTI_DRIVER_API(WARMUP_DETAIL_MEMBER)
+#undef WARMUP_DETAIL_MEMBER
 
   /// Takes every function from `lib`; false if a required one is missing.
   bool load(void* lib) noexcept {
@@ -159,41 +173,13 @@ struct cupti_api {
       fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(lib, name));
       if (fn == nullptr && required) ok = false;
     };
-    take(get_version, "cuptiGetVersion", true);
-    take(result_string, "cuptiGetResultString", false);
-    take(subscribe, "cuptiSubscribe", true);
-#if defined(CUpti_SubscriberParams_STRUCT_SIZE)
-    take(subscribe_v2, "cuptiSubscribe_v2", false);
-#endif
-    take(unsubscribe, "cuptiUnsubscribe", true);
-    take(enable_callback, "cuptiEnableCallback", true);
-    take(set_thread_id_type, "cuptiSetThreadIdType", false);
-    take(get_timestamp, "cuptiGetTimestamp", true);
-    take(register_timestamp, "cuptiActivityRegisterTimestampCallback", false);
-    take(register_callbacks, "cuptiActivityRegisterCallbacks", true);
-    take(enable, "cuptiActivityEnable", true);
-    take(disable, "cuptiActivityDisable", true);
-#if WARMUP_DETAIL_CUPTI_USABLE
-    take(enable_driver_api, "cuptiActivityEnableDriverApi", true);
-#endif
-    take(next_record, "cuptiActivityGetNextRecord", true);
-    take(dropped_records, "cuptiActivityGetNumDroppedRecords", true);
-    take(flush_all, "cuptiActivityFlushAll", true);
-    take(set_attribute, "cuptiActivitySetAttribute", false);
+#define WARMUP_DETAIL_TAKE(member, name, required) take(member, #name, required);
+    WARMUP_DETAIL_CUPTI_FUNCTIONS(WARMUP_DETAIL_TAKE)
+    WARMUP_DETAIL_CUPTI_SUBSCRIBE_V2(WARMUP_DETAIL_TAKE)
+    WARMUP_DETAIL_CUPTI_DRIVER_API(WARMUP_DETAIL_TAKE)
+#undef WARMUP_DETAIL_TAKE
     return ok;
   }
-};
-
-/// The driver calls the pool-growth callback makes (taken from the loaded libcuda).
-struct cupti_driver_calls {
-  using stream_get_device_fn = CUresult(CUDAAPI*)(CUstream, CUdevice*);
-  using ctx_get_device_fn = CUresult(CUDAAPI*)(CUdevice*);
-  using device_get_mem_pool_fn = CUresult(CUDAAPI*)(CUmemoryPool*, CUdevice);
-  using mem_pool_get_attribute_fn = CUresult(CUDAAPI*)(CUmemoryPool, CUmemPool_attribute, void*);
-  stream_get_device_fn stream_get_device = nullptr;  // CUDA 12.8 and later
-  ctx_get_device_fn ctx_get_device = nullptr;
-  device_get_mem_pool_fn device_get_mem_pool = nullptr;
-  mem_pool_get_attribute_fn mem_pool_get_attribute = nullptr;
 };
 
 /// The process's use of CUPTI (one per copy of the library: see cupti_start on a second copy).
@@ -220,7 +206,7 @@ struct cupti_state {
   std::atomic<std::uint64_t> first_thread{0};
 
   // Pool growth, found in the allocation callbacks and kept here until the next flush.
-  cupti_driver_calls driver;
+  memory_driver driver;
   std::atomic<int> driver_state{0};  // 0 not looked up, 1 ready, 2 unusable
   std::mutex pending_m;
   std::array<cause_record, 256> pending{};
@@ -419,18 +405,8 @@ inline bool cupti_driver_ready() noexcept {
   cupti_state& st = cupti();
   const int state = st.driver_state.load(std::memory_order_acquire);
   if (state != 0) return state == 1;
-  cupti_driver_calls d;
-  if (void* lib = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)) {
-    d.stream_get_device = reinterpret_cast<cupti_driver_calls::stream_get_device_fn>(::dlsym(lib, "cuStreamGetDevice"));
-    d.ctx_get_device = reinterpret_cast<cupti_driver_calls::ctx_get_device_fn>(::dlsym(lib, "cuCtxGetDevice"));
-    d.device_get_mem_pool =
-        reinterpret_cast<cupti_driver_calls::device_get_mem_pool_fn>(::dlsym(lib, "cuDeviceGetMemPool"));
-    d.mem_pool_get_attribute =
-        reinterpret_cast<cupti_driver_calls::mem_pool_get_attribute_fn>(::dlsym(lib, "cuMemPoolGetAttribute"));
-    ::dlclose(lib);  // NOLOAD took a reference to a library that stays loaded
-  }
-  const bool ok = (d.stream_get_device != nullptr || d.ctx_get_device != nullptr) && d.device_get_mem_pool != nullptr &&
-                  d.mem_pool_get_attribute != nullptr;
+  memory_driver d;
+  const bool ok = d.load();
   if (ok) st.driver = d;
   int expected = 0;
   (void)st.driver_state.compare_exchange_strong(expected, ok ? 1 : 2, std::memory_order_acq_rel);
@@ -454,22 +430,12 @@ struct cupti_mem_alloc_from_pool_async_params {
 
 /// The pool a stream-ordered allocation draws from, or nullptr.
 inline CUmemoryPool cupti_pool_of(CUpti_CallbackId cbid, const void* params) noexcept {
-  const cupti_driver_calls& d = cupti().driver;
   if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync || cbid == CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz)
     return static_cast<const cupti_mem_alloc_from_pool_async_params*>(params)->pool;
-  const CUstream stream = static_cast<const cupti_mem_alloc_async_params*>(params)->hStream;
-  CUdevice dev = 0;
-  const CUresult r = d.stream_get_device != nullptr ? d.stream_get_device(stream, &dev) : d.ctx_get_device(&dev);
-  CUmemoryPool pool = nullptr;
-  if (r != CUDA_SUCCESS || d.device_get_mem_pool(&pool, dev) != CUDA_SUCCESS) return nullptr;
-  return pool;
+  return cupti().driver.pool_of(static_cast<const cupti_mem_alloc_async_params*>(params)->hStream);
 }
 
-inline std::uint64_t cupti_pool_reserved(CUmemoryPool pool) noexcept {
-  cuuint64_t bytes = 0;
-  if (cupti().driver.mem_pool_get_attribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &bytes) != CUDA_SUCCESS) return 0;
-  return static_cast<std::uint64_t>(bytes);
-}
+inline std::uint64_t cupti_pool_reserved(CUmemoryPool pool) noexcept { return cupti().driver.reserved(pool).value_or(0); }
 
 /// CUPTI's callback: around each stream-ordered allocation, whether the pool grew.
 inline void CUPTIAPI cupti_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) noexcept {

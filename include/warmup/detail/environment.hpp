@@ -29,6 +29,7 @@ struct environment_settings {
   int attribution = -1;       ///< 0 or 1
   std::int64_t idle_ms = -1;  ///< 1 .. 3,600,000
   std::int64_t timeline_calls = -1;  ///< 1 .. 100,000
+  std::int64_t cpu_sampling_us = -1;  ///< 0 (off), or 100 .. 1,000,000
   std::vector<std::string> messages;  ///< one per variable that was not understood
 };
 
@@ -76,6 +77,14 @@ environment_settings read_environment(Get&& get, const std::vector<std::string_v
     if (!parse_bounded(v, timeline_calls_min, timeline_calls_max, e.timeline_calls))
       bad("WARMUP_TIMELINE_CALLS", v, "a whole number from 1 to 100000", "the timeline keeps each site's first 16 calls");
   }
+  if (const char* v = get("WARMUP_CPU_SAMPLING")) {
+    const std::string_view s{v};
+    if (s == "on" || s == "1" || s == "true" || s == "yes") e.cpu_sampling_us = cpu_sampling_on.count();
+    else if (s == "off" || s == "0" || s == "false" || s == "no") e.cpu_sampling_us = 0;
+    else if (!parse_bounded(s, cpu_sampling_min.count(), cpu_sampling_max.count(), e.cpu_sampling_us))
+      bad("WARMUP_CPU_SAMPLING", s, "on, off, or a whole number of microseconds from 100 to 1000000",
+          "CPU sampling stays off");
+  }
   for (std::string_view name : set_names) {
     if (name.substr(0, 7) != "WARMUP_") continue;
     bool known = false;
@@ -115,6 +124,7 @@ inline void apply_environment() noexcept {
     if (e.idle_ms > 0) set_idle_threshold(std::chrono::milliseconds(e.idle_ms));
     if (e.timeline_calls > 0) set_timeline_calls(static_cast<std::uint32_t>(e.timeline_calls));
     if (e.attribution == 1) (void)set_attribution(true);
+    if (e.cpu_sampling_us > 0) set_cpu_sampling(std::chrono::microseconds(e.cpu_sampling_us));
     for (const std::string& m : e.messages) std::fprintf(stderr, "warmup: %s\n", m.c_str());
   } WARMUP_CATCH_ALL {
     std::fputs("warmup: the WARMUP_* variables could not be read (out of memory); defaults kept\n", stderr);

@@ -1,13 +1,15 @@
 /// @file
 /// @brief What a cold call did on the host: the thread's CPU time and page faults, and the
 /// shared libraries the process loaded meanwhile. Read around a site's first call only, outside
-/// its measured time (a few microseconds).
+/// its measured time (a few microseconds; before the call, no allocation).
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <link.h>
@@ -48,39 +50,55 @@ inline thread_usage read_thread_usage() noexcept {
   return u;
 }
 
-/// The shared objects loaded now, by load address, with their paths.
-struct loaded_object {
-  std::uintptr_t base = 0;
-  std::string path;
+/// Where the process's list of shared objects stood at one moment: read without allocating
+/// (a scope's constructor takes it), from the loader's counters of loads and unloads.
+struct objects_mark {
+  std::uint64_t adds = 0, subs = 0;
+  std::size_t count = 0;
+  bool ok = false;
 };
 
-inline std::vector<loaded_object> loaded_objects() {
-  std::vector<loaded_object> out;
+inline objects_mark mark_objects() noexcept {
+  objects_mark m;
+  ::dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t size, void* data) -> int {
+        auto* at = static_cast<objects_mark*>(data);
+        if (at->count == 0 && size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+          at->adds = static_cast<std::uint64_t>(info->dlpi_adds);
+          at->subs = static_cast<std::uint64_t>(info->dlpi_subs);
+          at->ok = true;
+        }
+        ++at->count;
+        return 0;
+      },
+      &m);
+  return m;
+}
+
+/// The file names of the objects loaded since `before`. The loader appends a new object to
+/// its list, so they are the list's tail: past the count before, less the objects unloaded since.
+inline std::vector<std::string> loaded_since(const objects_mark& before) {
+  const objects_mark now = mark_objects();
+  std::vector<std::string> out;
+  if (!before.ok || !now.ok || now.adds == before.adds) return out;
+  struct walk {
+    std::size_t skip, index = 0;
+    std::vector<std::string>* out;
+  } w{before.count - std::min<std::uint64_t>(before.count, now.subs - before.subs), 0, &out};
   ::dl_iterate_phdr(
       [](dl_phdr_info* info, std::size_t, void* data) -> int {
-        auto* v = static_cast<std::vector<loaded_object>*>(data);
+        auto* at = static_cast<walk*>(data);
+        if (at->index++ < at->skip || info->dlpi_name == nullptr || *info->dlpi_name == '\0') return 0;
         WARMUP_TRY {
-          v->push_back({static_cast<std::uintptr_t>(info->dlpi_addr), info->dlpi_name != nullptr ? info->dlpi_name : ""});
+          const std::string_view path = info->dlpi_name;
+          const std::size_t slash = path.find_last_of('/');
+          at->out->emplace_back(slash == std::string_view::npos ? path : path.substr(slash + 1));
         } WARMUP_CATCH_ALL {
           return 1;
         }
         return 0;
       },
-      &out);
-  return out;
-}
-
-/// The file names of the objects in `after` that `before` did not hold.
-inline std::vector<std::string> newly_loaded(const std::vector<loaded_object>& before,
-                                             const std::vector<loaded_object>& after) {
-  std::vector<std::string> out;
-  for (const loaded_object& o : after) {
-    const bool seen = std::any_of(before.begin(), before.end(),
-                                  [&](const loaded_object& b) { return b.base == o.base && b.path == o.path; });
-    if (seen || o.path.empty()) continue;
-    const std::size_t slash = o.path.find_last_of('/');
-    out.push_back(slash == std::string::npos ? o.path : o.path.substr(slash + 1));
-  }
+      &w);
   return out;
 }
 

@@ -14,6 +14,7 @@
 #if WARMUP_ENABLED
 #include <atomic>
 #include <cstdlib>
+#include <iterator>
 #include <mutex>
 #include <string>
 
@@ -88,22 +89,30 @@ inline bool register_report_at_exit() noexcept {
 }
 
 // The library's locks are held across fork() (taken in a fixed order, released in both
-// processes), so the child never inherits one locked by a thread it does not have.
+// processes), so the child never inherits one locked by a thread it does not have. One list,
+// in the order taken; released in reverse.
+struct fork_lock {
+  void (*lock)() noexcept;
+  void (*unlock)() noexcept;
+};
+inline constexpr fork_lock fork_locks[] = {
+    {[]() noexcept { if (process_anchor* a = anchor()) a->copies_mutex.lock(); },
+     []() noexcept { if (process_anchor* a = anchor()) a->copies_mutex.unlock(); }},
+    {[]() noexcept { sites().lock(); }, []() noexcept { sites().unlock(); }},
+    {[]() noexcept { rings().lock(); }, []() noexcept { rings().unlock(); }},
+    {[]() noexcept { cause_records().lock(); }, []() noexcept { cause_records().unlock(); }},
+    {[]() noexcept { notice_board().lock(); }, []() noexcept { notice_board().unlock(); }},
+};
+
 inline void before_fork() noexcept {
-  if (process_anchor* a = anchor()) a->copies_mutex.lock();
-  sites().lock();
-  rings().lock();
-  cause_records().lock();
-  notice_board().lock();
+  for (const fork_lock& l : fork_locks) l.lock();
 }
 
-inline void after_fork_in_parent() noexcept {
-  notice_board().unlock();
-  cause_records().unlock();
-  rings().unlock();
-  sites().unlock();
-  if (process_anchor* a = anchor()) a->copies_mutex.unlock();
+inline void release_fork_locks() noexcept {
+  for (std::size_t i = std::size(fork_locks); i-- > 0;) fork_locks[i].unlock();
 }
+
+inline void after_fork_in_parent() noexcept { release_fork_locks(); }
 
 /// The child has one thread, this one. Its sites keep their names (WARMUP_SCOPE statics point at
 /// them) and lose their calls; the parent's events are dropped without a CUDA call; if the parent
@@ -125,11 +134,8 @@ inline void after_fork_in_child() noexcept {
   cause_records().reset_locked();  // the parent's CUPTI is not the child's
   cause_records().collecting.store(false, std::memory_order_relaxed);
   cause_records().flush.store(nullptr, std::memory_order_relaxed);
-  notice_board().unlock();
-  cause_records().unlock();
-  rings().unlock();
-  sites().unlock();
-  if (process_anchor* a = anchor()) a->copies_mutex.unlock();
+  if (thread_sampling != sampler_stage::none) my_sampler().forget_after_fork();  // POSIX timers are not inherited
+  release_fork_locks();
 }
 
 inline bool register_fork_handlers() noexcept {

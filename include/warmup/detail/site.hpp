@@ -25,6 +25,7 @@
 #include "warmup/detail/device_sampler.hpp"
 #include "warmup/detail/device_sink.hpp"
 #include "warmup/detail/attribution.hpp"
+#include "warmup/detail/cpu_sampler.hpp"
 #include "warmup/detail/host_probe.hpp"
 #include "warmup/detail/notices.hpp"
 #include "warmup/detail/nvtx.hpp"
@@ -38,6 +39,37 @@
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
+/// Arms the calling thread's CPU sampler for a first call of `owner` where sampling is on
+/// (settings.hpp, set_cpu_sampling). A reason it cannot be is said once, and stands in the
+/// report's header.
+inline void start_cpu_sampling(const void* owner) noexcept {
+  cause_store& store = cause_records();
+  const std::uint64_t every = store.sampler.interval_ns.load(std::memory_order_relaxed);
+  if (every == 0 || !cpu_sampling_supported) return;
+  const char* why = my_sampler().begin(owner, every);
+  if (why == nullptr) return;
+  if (!store.sampler.in_the_way_said.exchange(true)) {
+    WARMUP_TRY {
+      store.set_sampling_status(std::string("off: ") + why);
+      notice_board().raise(notice_kind::cpu_sampling, std::string("CPU sampling is off: ") + why);
+    } WARMUP_CATCH_ALL {
+    }
+  }
+}
+
+/// Ends the sampling of `owner`'s first call, if this thread samples it: its samples go to the store.
+inline void stop_cpu_sampling(const void* owner) noexcept {
+  if (thread_sampling != sampler_stage::armed) return;
+  WARMUP_TRY {
+    std::vector<cpu_sample> samples;
+    std::uint64_t armed_cpu_ns = 0;
+    std::uint32_t lost = 0;
+    if (my_sampler().end(owner, samples, armed_cpu_ns, lost))
+      cause_records().add_samples(this_thread_id(), armed_cpu_ns, samples, lost);
+  } WARMUP_CATCH_ALL {
+  }
+}
+
 /// What a snapshot reads of a site's counters, copied at one moment.
 struct site_counts {
   std::uint64_t exceptions = 0;
@@ -45,6 +77,8 @@ struct site_counts {
   std::uint64_t bytes_first = 0, bytes_total = 0;
   bool bytes_vary = false;
   bool bytes_overflow = false;  ///< the total passed 2^64 - 1: reported saturated
+  std::uint64_t pool_read = 0, pool_grew = 0, pool_grown = 0, pool_first_grown = 0;
+  std::uint64_t host_pinned = 0, host_pageable = 0;
 };
 
 /// A site's cold calls, for attribution: its first call (with what it did on the host) and the
@@ -53,7 +87,7 @@ struct cold_calls {
   static constexpr std::size_t kept = 16;  ///< calls after idling kept, the latest
   std::mutex m;
   thread_usage before;
-  std::vector<loaded_object> objects_before;
+  objects_mark objects_before;
   std::optional<bool> context_existed;
   std::optional<cold_window> first;
   std::optional<host_signals> first_host;
@@ -137,11 +171,12 @@ class site final : public device_sink {
   /// Sites whose first call gets host signals (`first_call_host`), in order of first calls.
   static constexpr std::uint32_t max_probed_first_calls = 4096;
 
-  /// Before the first call's clock starts: the host's state, to compare with its end.
+  /// Before the first call's clock starts: the host's state, to compare with its end, and the
+  /// thread's CPU sampler armed where sampling is on.
   /// `context_existed`: for device-timed calls, whether the device's context existed.
   void first_call_begins(std::optional<bool> context_existed) noexcept {
-    // Listing the loaded objects costs microseconds a call: a program of 10^5 sites pays it for
-    // its first few thousand only (startup is where libraries are loaded anyway).
+    // A program of 10^5 sites pays the probe for its first few thousand only (start-up is where
+    // libraries are loaded anyway).
     static std::atomic<std::uint32_t> probed{0};
     if (probed.fetch_add(1, std::memory_order_relaxed) >= max_probed_first_calls) return;
     const busy_section busy;
@@ -150,16 +185,18 @@ class site final : public device_sink {
       if (c == nullptr) return;
       std::lock_guard<std::mutex> lock(c->m);
       c->context_existed = context_existed;
-      c->objects_before = loaded_objects();
+      c->objects_before = mark_objects();
       if (cause_records().collecting.load(std::memory_order_relaxed))
         cause_records().open_first_call(this_thread_id(), ns_since_epoch(clock::now()));
-      c->before = read_thread_usage();  // last: the listing above is not the call's
+      c->before = read_thread_usage();  // the listing above is not the call's
+      start_cpu_sampling(this);  // after: the samples' CPU time lies within `before`..`after`
     } WARMUP_CATCH_ALL {
     }
   }
 
   /// After a cold call's clock stopped: its window, and for the first call what it did on the host.
   void cold_call_ends(std::uint64_t index, std::uint64_t start_ns, std::uint64_t stop_ns, bool after_idle) noexcept {
+    if (index == 0) stop_cpu_sampling(this);  // first: the samples' CPU time lies within `before`..`after`
     const thread_usage after = index == 0 ? read_thread_usage() : thread_usage{};
     const busy_section busy;
     WARMUP_TRY {
@@ -178,9 +215,8 @@ class site final : public device_sink {
           h.minor_faults = after.minor_faults - c->before.minor_faults;
           h.major_faults = after.major_faults - c->before.major_faults;
         }
-        h.libraries_loaded = newly_loaded(c->objects_before, loaded_objects());
+        h.libraries_loaded = loaded_since(c->objects_before);
         h.context_existed = c->context_existed;
-        c->objects_before = {};
         c->first_host = std::move(h);
       }
       if (index != 0 && after_idle) {
@@ -234,6 +270,12 @@ class site final : public device_sink {
     c.bytes_total = bytes_total_.load(std::memory_order_relaxed);
     c.bytes_vary = bytes_vary_.load(std::memory_order_relaxed);
     c.bytes_overflow = bytes_overflow_.load(std::memory_order_relaxed);
+    c.pool_read = pool_read_.load(std::memory_order_relaxed);
+    c.pool_grew = pool_grew_.load(std::memory_order_relaxed);
+    c.pool_grown = pool_grown_.load(std::memory_order_relaxed);
+    c.pool_first_grown = pool_first_grown_.load(std::memory_order_relaxed);
+    c.host_pinned = host_pinned_.load(std::memory_order_relaxed);
+    c.host_pageable = host_pageable_.load(std::memory_order_relaxed);
     return c;
   }
 
@@ -257,6 +299,19 @@ class site final : public device_sink {
     return n;
   }
 
+  // ---- Memory signals, from the scope, outside the measured time.
+
+  /// Call `index` of an allocation scope found its pool holding `before` then `after` bytes.
+  void pool_reserved(std::uint64_t index, std::uint64_t before, std::uint64_t after) noexcept {
+    pool_read_.fetch_add(1, std::memory_order_relaxed);
+    if (after <= before) return;
+    pool_grew_.fetch_add(1, std::memory_order_relaxed);
+    pool_grown_.fetch_add(after - before, std::memory_order_relaxed);
+    if (index == 0) pool_first_grown_.store(after - before, std::memory_order_relaxed);
+  }
+  /// A copy's host memory was pinned (true) or pageable (false).
+  void host_memory(bool pinned) noexcept { (pinned ? host_pinned_ : host_pageable_).fetch_add(1, std::memory_order_relaxed); }
+
   /// Forgets every call, keeping the site's identity (name, id, NVTX string), so pointers held
   /// by `WARMUP_SCOPE` statics stay good. Only while no other thread can record: in a forked
   /// child, which starts with a clean report.
@@ -264,7 +319,8 @@ class site final : public device_sink {
     entered_.store(0, std::memory_order_relaxed);
     new (&idle_) idle_tracker{};
     new (&sampler_) device_sampler{};
-    for (auto* a : {&sampled_out_, &exceptions_, &bytes_first_, &bytes_total_, &captured_, &unavailable_, &dropped_})
+    for (auto* a : {&sampled_out_, &exceptions_, &bytes_first_, &bytes_total_, &captured_, &unavailable_, &dropped_,
+                    &pool_read_, &pool_grew_, &pool_grown_, &pool_first_grown_, &host_pinned_, &host_pageable_})
       a->store(0, std::memory_order_relaxed);
     bytes_vary_.store(false, std::memory_order_relaxed);
     bytes_overflow_.store(false, std::memory_order_relaxed);
@@ -306,6 +362,10 @@ class site final : public device_sink {
   device_sampler sampler_;
   std::atomic<std::uint64_t> sampled_out_{0};  ///< warm and steady: host time only
   std::atomic<std::uint64_t> exceptions_{0};   ///< calls left by an exception
+  // Memory signals (detail/memory_probe.hpp), off the shared line: only allocation and copy
+  // scopes given a stream or a host pointer touch them.
+  std::atomic<std::uint64_t> pool_read_{0}, pool_grew_{0}, pool_grown_{0}, pool_first_grown_{0};
+  std::atomic<std::uint64_t> host_pinned_{0}, host_pageable_{0};
 
   series host_;
   timeline line_;

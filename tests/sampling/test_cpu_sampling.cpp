@@ -1,0 +1,210 @@
+// CPU sampling of first calls (WARMUP_CPU_SAMPLING, set_cpu_sampling): where a first call's CPU
+// time went, by shared object; the program's own SIGPROF handler left alone; the timer running
+// only inside first calls. Its own process: it installs a signal handler. No GPU.
+#include "catch.hpp"
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <ctime>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "warmup/profile.hpp"
+#include "../support/test_plugin.hpp"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+using spin_fn = unsigned long (*)(long long);
+spin_fn plugin_spin() {
+  static void* lib = dlopen(test_plugin_path().c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(lib != nullptr);
+  auto* f = reinterpret_cast<spin_fn>(dlsym(lib, "warmup_test_plugin_spin"));
+  REQUIRE(f != nullptr);
+  return f;
+}
+
+const warmup::cause_time* host_code_in(const warmup::attribution& a, const std::string& object) {
+  for (const warmup::cause_time& c : a.causes)
+    if (c.what == warmup::cause::host_code && c.where == object) return &c;
+  return nullptr;
+}
+
+bool sigprof_is_default() {
+  struct sigaction now {};
+  REQUIRE(sigaction(SIGPROF, nullptr, &now) == 0);
+  return (now.sa_flags & SA_SIGINFO) == 0 && now.sa_handler == SIG_DFL;
+}
+
+std::atomic<int> program_handler_calls{0};
+void program_handler(int) { program_handler_calls.fetch_add(1); }
+
+// Runs `body` in a forked child and returns its exit status: what changes SIGPROF's disposition
+// for good stays out of this process.
+template <class F>
+int in_child(F&& body) {
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) _exit(body());
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+}  // namespace
+
+TEST_CASE("a program with its own SIGPROF handler keeps it, and the report says why sampling is off") {
+  // In a child: once the library holds SIGPROF, it keeps it to the end of the process.
+  const int status = in_child([] {
+    if (!sigprof_is_default()) return 10;
+    struct sigaction mine {};
+    mine.sa_handler = program_handler;
+    sigemptyset(&mine.sa_mask);
+    if (sigaction(SIGPROF, &mine, nullptr) != 0) return 11;
+    warmup::set_cpu_sampling(1ms);
+    {
+      warmup::region_scope s{"sampling.in_the_way"};
+      plugin_spin()(5'000'000);
+    }
+    struct sigaction after {};
+    sigaction(SIGPROF, nullptr, &after);
+    if (after.sa_handler != program_handler) return 12;  // still the program's
+    raise(SIGPROF);
+    if (program_handler_calls.load() != 1) return 13;  // and it still runs
+    const warmup::report r = warmup::snapshot();
+    if (r.cpu_sampling.rfind("off: SIGPROF has a handler", 0) != 0) return 14;
+    const auto* s = r.find(warmup::op_kind::region, "sampling.in_the_way");
+    if (s == nullptr) return 15;
+    const auto& why = s->host.first_call_causes;
+    if (why && host_code_in(*why, "libwarmup_test_plugin.so") != nullptr) return 16;
+    bool noticed = false;
+    for (const std::string& n : r.notices) noticed = noticed || n.find("CPU sampling is off") != std::string::npos;
+    return noticed ? 0 : 17;
+  });
+  CHECK(status == 0);
+}
+
+TEST_CASE("sampling off: SIGPROF is never touched") {
+  REQUIRE(warmup::cpu_sampling_interval() == 0us);
+  { warmup::region_scope s{"sampling.off"}; plugin_spin()(2'000'000); }
+  CHECK(sigprof_is_default());
+  CHECK(warmup::snapshot().cpu_sampling == "off");
+}
+
+TEST_CASE("a first call's CPU time in a library is named after that library") {
+  warmup::set_cpu_sampling(200us);
+  CHECK(warmup::cpu_sampling_interval() == 200us);
+  spin_fn spin = plugin_spin();  // loaded before: its loading is not what is measured
+  {
+    warmup::region_scope s{"sampling.spins"};
+    spin(40'000'000);  // 40 ms of this thread's CPU, in the plugin's code
+  }
+  const warmup::report r = warmup::snapshot();
+  CHECK(r.cpu_sampling == "every 200 us in first calls, weighted by CPU time");
+  const auto* s = r.find(warmup::op_kind::region, "sampling.spins");
+  REQUIRE(s != nullptr);
+  REQUIRE(s->host.first_call_causes);
+  const warmup::attribution& why = *s->host.first_call_causes;
+  const warmup::cause_time* in_plugin = host_code_in(why, "libwarmup_test_plugin.so");
+  REQUIRE(in_plugin != nullptr);
+  // One sample per 200 us of the call's wall time (40 ms or more), each standing for the CPU
+  // time since the one before.
+  CHECK(in_plugin->count >= 100);
+  CHECK(in_plugin->time >= 30ms);
+  REQUIRE(s->first_call_host);
+  CHECK(in_plugin->time <= s->first_call_host->cpu);
+  CHECK(why.named <= why.call);  // never more than the call's wall time
+  CHECK(why.named + why.unattributed == why.excess);
+  std::ostringstream table;
+  warmup::print(r, table);
+  CHECK(table.str().find("host code libwarmup_test_plugin.so") != std::string::npos);
+  CHECK(warmup::to_json(r).find("\"where\":\"libwarmup_test_plugin.so\"") != std::string::npos);
+}
+
+TEST_CASE("the timer runs inside first calls only, and a nested first call shares the outer's") {
+  warmup::set_cpu_sampling(200us);
+  spin_fn spin = plugin_spin();
+  {
+    warmup::region_scope outer{"sampling.outer"};
+    spin(10'000'000);
+    {
+      warmup::region_scope inner{"sampling.inner"};
+      spin(10'000'000);
+    }
+    spin(10'000'000);
+  }
+  const std::size_t held = warmup::detail::cause_records().size();
+  for (int i = 0; i < 3; ++i) {  // warm calls: not sampled
+    warmup::region_scope outer{"sampling.outer"};
+    spin(10'000'000);
+  }
+  spin(10'000'000);  // outside any scope: not sampled
+  CHECK(warmup::detail::cause_records().size() == held);
+  const warmup::report r = warmup::snapshot();
+  const auto* outer = r.find(warmup::op_kind::region, "sampling.outer");
+  const auto* inner = r.find(warmup::op_kind::region, "sampling.inner");
+  REQUIRE((outer && inner && outer->host.first_call_causes && inner->host.first_call_causes));
+  const auto* o = host_code_in(*outer->host.first_call_causes, "libwarmup_test_plugin.so");
+  const auto* i = host_code_in(*inner->host.first_call_causes, "libwarmup_test_plugin.so");
+  REQUIRE((o && i));
+  CHECK(o->time > i->time + 5ms);  // 30 ms against 10 ms
+  CHECK(i->time >= 5ms);
+}
+
+TEST_CASE("threads sample their own first calls") {
+  warmup::set_cpu_sampling(200us);
+  spin_fn spin = plugin_spin();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t)
+    threads.emplace_back([t, spin] {
+      warmup::region_scope s{"sampling.thread." + std::to_string(t)};
+      spin(40'000'000);
+    });
+  for (auto& t : threads) t.join();
+  const warmup::report r = warmup::snapshot();
+  for (int t = 0; t < 3; ++t) {
+    const auto* s = r.find(warmup::op_kind::region, "sampling.thread." + std::to_string(t));
+    REQUIRE((s && s->host.first_call_causes));
+    const auto* in_plugin = host_code_in(*s->host.first_call_causes, "libwarmup_test_plugin.so");
+    REQUIRE(in_plugin != nullptr);
+    REQUIRE(s->first_call_host);
+    CHECK(in_plugin->time >= 30ms);  // of its 40 ms
+    CHECK(in_plugin->time <= s->first_call_host->cpu);  // none of the other threads' samples
+  }
+}
+
+TEST_CASE("an interval out of range is said and clamped; 0 stops sampling") {
+  warmup::set_cpu_sampling(1us);
+  CHECK(warmup::cpu_sampling_interval() == 100us);
+  warmup::set_cpu_sampling(10s);
+  CHECK(warmup::cpu_sampling_interval() == 1s);
+  warmup::set_cpu_sampling(0us);
+  CHECK(warmup::cpu_sampling_interval() == 0us);
+  CHECK(warmup::snapshot().cpu_sampling == "off");
+  bool said = false;
+  for (const std::string& n : warmup::snapshot().notices)
+    said = said || n.find("set_cpu_sampling(1 us) is outside 100 us to 1 s") != std::string::npos;
+  CHECK(said);
+}
+
+TEST_CASE("a forked child samples its first calls with a timer of its own") {
+  warmup::set_cpu_sampling(200us);
+  spin_fn spin = plugin_spin();
+  { warmup::region_scope s{"sampling.before_fork"}; spin(5'000'000); }  // this thread's timer exists
+  const int status = in_child([spin] {
+    { warmup::region_scope s{"sampling.in_child"}; spin(20'000'000); }
+    const warmup::report r = warmup::snapshot();
+    const auto* s = r.find(warmup::op_kind::region, "sampling.in_child");
+    if (s == nullptr || !s->host.first_call_causes) return 20;
+    const auto* in_plugin = host_code_in(*s->host.first_call_causes, "libwarmup_test_plugin.so");
+    return in_plugin != nullptr && in_plugin->time >= 10ms ? 0 : 21;
+  });
+  CHECK(status == 0);
+}
