@@ -3,7 +3,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS warmup EXPORT warmupTargets)
+install(TARGETS warmup warmup_cublas EXPORT warmupTargets)
 install(DIRECTORY include/warmup DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 set(WARMUP_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/warmup)

@@ -9,6 +9,7 @@
 //
 //   cublas_variants                 print the report and the findings
 //   cublas_variants --json FILE     also write the JSON report to FILE
+//   cublas_variants --prewarm       one call of each of the four variants first (warmup::cublas::prewarm)
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -23,6 +24,7 @@
 #include <string>
 #include <string_view>
 
+#include <warmup/cublas.hpp>
 #include <warmup/profile.hpp>
 
 #include "folklore.hpp"
@@ -85,6 +87,12 @@ int main(int argc, char** argv) {
     CHECK(cublasCreate(&handle));
   }
   CHECK(cublasSetStream(handle, stream));  // every GEMM below on `stream`: device-timed
+  // --prewarm: one call of each variant below, on this handle, before any is measured.
+  if (folklore::prewarm_mode) {
+    using warmup::cublas::gemm;
+    PREWARM(warmup::cublas::prewarm(handle, {gemm::fp32(n, n, n), gemm::tf32(n, n, n), gemm::fp16(n, n, n),
+                                             gemm::bf16(n, n, n)}));
+  }
 
   // Operands: A, B, C in FP32 (SGEMM and TF32), FP16 and BF16 (C in the same type as A and B).
   float *a32, *b32, *c32;

@@ -18,7 +18,10 @@
 
 namespace folklore {
 
-inline const char* program_name = "folklore";  // set by parse_args, used in messages
+inline const char* program_name = "folklore";  // set by start, used in messages
+// --prewarm: the example pays its first-call costs ahead of time with warmup's prewarm calls
+// (warmup/prewarm.hpp, warmup/cublas.hpp), each in a site of its own, before what it measures.
+inline bool prewarm_mode = false;
 
 inline bool check(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return true;
@@ -26,15 +29,26 @@ inline bool check(cudaError_t e, const char* what) {
   return false;
 }
 
-// The opening of every example: "PROGRAM [--json FILE]", then the device's context made in its
-// own scope (the site "cudaSetDevice + cudaFree(0)"), so that nothing measured after it pays
-// for it. Returns 0, or the status to exit with: 2 on a bad command line (after the usage
-// line), 77 where no GPU can be used.
+// A prewarm step's status: true when it worked; otherwise says what failed.
+inline bool prewarmed(const warmup::prewarm_status& s) {
+  if (s) return true;
+  std::fprintf(stderr, "%s: %s\n", program_name, s.message.c_str());
+  return false;
+}
+
+// The opening of every example: "PROGRAM [--prewarm] [--json FILE]", then the device's context
+// made in its own scope (the site "cudaSetDevice + cudaFree(0)"), so that nothing measured after
+// it pays for it. Returns 0, or the status to exit with: 2 on a bad command line (after the
+// usage line), 77 where no GPU can be used.
 inline int start(int argc, char** argv, const char* program, const char*& json_path) {
   program_name = program;
   json_path = nullptr;
-  if (argc == 3 && std::strcmp(argv[1], "--json") == 0) json_path = argv[2];
-  else if (argc != 1) return std::fprintf(stderr, "usage: %s [--json FILE]\n", argv[0]), 2;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) json_path = argv[++i];
+    else if (std::strcmp(argv[i], "--prewarm") == 0) prewarm_mode = true;
+    else return std::fprintf(stderr, "usage: %s [--prewarm] [--json FILE]\n", argv[0]), 2;
+  }
+  std::printf("prewarm: %s\n", prewarm_mode ? "on (--prewarm)" : "off");
   bool gpu = false;
   {
     // Under CUDA_MODULE_LOADING=EAGER, this is where every module of the program is loaded.
@@ -93,4 +107,11 @@ int finish(const char* json_path, int status, Findings&& print_findings) {
 #define CHECK(call)                                                                   \
   do {                                                                                \
     if (!check((call), #call)) return folklore::finish(json_path, 1, print_findings); \
+  } while (0)
+
+// A prewarm step (a warmup::prewarm_status expression): on failure, say what failed, print the
+// report so far, exit 1.
+#define PREWARM(step)                                                                          \
+  do {                                                                                         \
+    if (!folklore::prewarmed(step)) return folklore::finish(json_path, 1, print_findings);     \
   } while (0)

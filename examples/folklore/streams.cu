@@ -10,6 +10,7 @@
 //
 //   streams                 print the report and the findings
 //   streams --json FILE     also write the JSON report to FILE
+//   streams --prewarm       the kernel loaded first (warmup::prewarm_kernels)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -97,6 +98,8 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&dev_in, total_elements * sizeof(float)));
   CHECK(cudaMalloc(&dev_out, total_elements * sizeof(float)));
   for (std::size_t i = 0; i < total_elements; ++i) host_in[i] = float(i % 1000) / 1000.0f;
+  // --prewarm: the kernel loaded before the first chunk is launched.
+  if (folklore::prewarm_mode) PREWARM(warmup::prewarm_kernels(&process));
 
   for (int mode = 0; mode < 2; ++mode) {  // 0: one stream, 1: two streams
     const int used = mode + 1;

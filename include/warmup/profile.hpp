@@ -28,6 +28,9 @@
 /// - print.hpp (table), json.hpp (JSON), csv.hpp (CSV), trace.hpp (Chrome trace), svg.hpp
 ///   (picture): the writers, pure functions of a report;
 /// - report_file.hpp: `report_formats`, `write_report`, `WARMUP_REPORT` destinations;
+/// - prewarm.hpp: `prewarm_context`, `prewarm_kernels`, `prewarm_pool`, `pinned_buffer`;
+///   until_steady.hpp (with steady_limits.hpp): `warmup_until_steady`; cublas.hpp, not included
+///   here, prewarms cuBLAS (target `warmup::cublas`);
 /// - config.hpp: version, namespaces, `WARMUP_DISABLE`, which removes every measurement while
 ///   keeping every type.
 #pragma once
@@ -38,13 +41,16 @@
 #include "warmup/csv.hpp"
 #include "warmup/json.hpp"
 #include "warmup/op.hpp"
+#include "warmup/prewarm.hpp"
 #include "warmup/print.hpp"
 #include "warmup/report.hpp"
 #include "warmup/report_file.hpp"
 #include "warmup/scope.hpp"
 #include "warmup/settings.hpp"
 #include "warmup/snapshot.hpp"
+#include "warmup/steady_limits.hpp"
 #include "warmup/svg.hpp"
 #include "warmup/trace.hpp"
+#include "warmup/until_steady.hpp"
 
 #include "warmup/detail/header_end.hpp"

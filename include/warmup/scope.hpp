@@ -43,6 +43,16 @@ template <class Op>
 inline constexpr bool has_host_side = Op::kind == op_kind::h2d || Op::kind == op_kind::d2h;
 template <class T>
 inline constexpr bool is_byte_count = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+/// What only some kinds of scope hold, kept out of the others' frames: an allocation scope on a
+/// stream reads the pool's reserved bytes before its call (memory_probe.hpp). Empty elsewhere,
+/// and an empty base takes no room.
+template <bool Reads_pool>
+struct pool_reading {};
+template <>
+struct pool_reading<true> {
+  std::optional<std::uint64_t> pool_before_;
+};
 }  // namespace detail
 WARMUP_END_NAMESPACE
 
@@ -76,7 +86,7 @@ WARMUP_BEGIN_NAMESPACE
 ///   }
 /// \endcode
 template <class Op>
-class scope {
+class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind::alloc> {
  public:
   /// @brief Host timing only.
   explicit scope(std::string_view name) noexcept {
@@ -191,8 +201,9 @@ class scope {
     if (index_ == 0 || after_idle)
       site_->cold_call_ends(index_, detail::ns_since_epoch(start_), detail::ns_since_epoch(stop), after_idle);
     if constexpr (Op::kind == op_kind::alloc) {
-      if (pool_before_)
-        if (const auto after = detail::pool_reserved(stream_)) site_->pool_reserved(index_, *pool_before_, *after);
+      if (this->pool_before_)
+        if (const auto after = detail::pool_reserved(stream_))
+          site_->pool_reserved(index_, *this->pool_before_, *after);
     }
     site_->end_call(index_, host_ns, after_idle, bytes_, device_timed_, std::uncaught_exceptions() > uncaught_);
 #endif
@@ -226,7 +237,7 @@ class scope {
     }
     // Memory signals (detail/memory_probe.hpp): driver calls, once CUDA was seen working.
     if constexpr (Op::kind == op_kind::alloc) {
-      if (device_timed_) pool_before_ = detail::pool_reserved(stream);
+      if (device_timed_) this->pool_before_ = detail::pool_reserved(stream);
     }
     if constexpr (detail::has_host_side<Op>) {
       if (host != nullptr) {
@@ -246,7 +257,6 @@ class scope {
   std::uint64_t bytes_ = 0;
   cudaStream_t stream_ = nullptr;
   detail::device_mark mark_{};
-  std::optional<std::uint64_t> pool_before_;  ///< allocation scopes on a stream
   int uncaught_ = 0;
   bool device_timed_ = false;
   detail::clock::time_point start_{};

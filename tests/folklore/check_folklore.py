@@ -59,6 +59,31 @@ def first(timing):
     return timing["first"]
 
 
+def excess(t):
+    return first(t) - p50(t)
+
+
+def prewarm_removed(cold_t, warm_t):
+    """Issue 15's criterion: after prewarm, the first call's excess is at most 5% of the cold
+    run's, or at most 2x the steady p50, whichever is larger."""
+    return excess(warm_t) <= max(0.05 * excess(cold_t), 2 * p50(warm_t))
+
+
+def after_prewarm(label, cold_t, warm_t):
+    """One line for the README's "after prewarm" column: the first call cold and prewarmed."""
+    print(f"after prewarm: {label}: first {first(cold_t) / 1e3:.1f} us cold -> {first(warm_t) / 1e3:.1f} us "
+          f"prewarmed (steady p50 {p50(cold_t) / 1e3:.1f} / {p50(warm_t) / 1e3:.1f} us; excess "
+          f"{excess(cold_t) / 1e3:.1f} -> {excess(warm_t) / 1e3:.1f} us)")
+
+
+def prewarm_site(r, op, name, calls=1):
+    """The prewarm step's own site: in the report, with its cost."""
+    s = r.site(op, name, calls=calls)
+    assert first(s["host"]) > 0, s
+    print(f"prewarm step {name}: {first(s['host']) / 1e6:.3f} ms")
+    return s
+
+
 def cold(s, clock="host"):
     """The site's first call is slower than its steady p50."""
     t = s[clock]
@@ -111,6 +136,16 @@ def check_alloc(program, args, tmp):
     # ... and pre-allocation moves that first call out of the loop.
     assert first(after["host"]) < first(pre["host"]), (after["host"]["first"], pre["host"]["first"])
     r.findings(4)
+    # --prewarm: warmup::prewarm_pool reserves the 64 MiB and raises the threshold first; the
+    # default pool's loop then never grows it.
+    w = run(program, [*args, "--prewarm"], tmp, "alloc_prewarm")
+    prewarm_site(w, "alloc", "warmup::prewarm_pool")
+    warm = w.site("alloc", "cudaMallocAsync 64 MiB, default pool after warmup::prewarm_pool", calls=20)
+    assert warm["pool"]["grew_calls"] == 0, warm["pool"]
+    assert first(warm["host"]) < first(zero["host"]), (warm["host"]["first"], zero["host"]["first"])
+    assert p50(warm["host"]) < p50(zero["host"]), (warm["host"]["steady"], zero["host"]["steady"])
+    after_prewarm("cudaMallocAsync 64 MiB, default pool", zero["host"], warm["host"])
+    assert any("prewarm_pool(64 MiB) leaves" in l for l in w.findings(4)), w.stdout
 
 
 def check_host_memory(program, args, tmp):
@@ -133,6 +168,14 @@ def check_host_memory(program, args, tmp):
     assert first(untouched["host"]) > first(touched["host"]), (untouched["host"]["first"],
                                                                       touched["host"]["first"])
     r.findings(4)
+    # --prewarm: the pinned copies from a warmup::pinned_buffer made before anything else.
+    w = run(program, [*args, "--prewarm"], tmp, "host_memory_prewarm")
+    assert prewarm_site(w, "alloc", "warmup::pinned_buffer")["bytes"]["first"] == 64 * MIB
+    for op in ("h2d", "d2h"):
+        name = f"{op.upper()} 64 MiB pinned"
+        warm = w.site(op, name, calls=20, device=20)
+        assert (warm["bytes"]["host_pageable_calls"], warm["bytes"]["host_pinned_calls"]) == (0, 20), warm["bytes"]
+        after_prewarm(name, r.site(op, name)["host"], warm["host"])
 
 
 KERNELS = ("launch fill", "launch scale", "launch saxpy", "launch relu")
@@ -156,8 +199,15 @@ def check_module_loading(program, args, tmp):
         sums[mode] = first_launches(r)
         if mode == "LAZY":
             cold(r.site("launch", KERNELS[0]))  # the first launch loads the module
-    print(f"first launches, host, summed: EAGER {sums['EAGER'] / 1e3:.1f} us, LAZY {sums['LAZY'] / 1e3:.1f} us")
+    # --prewarm (LAZY): warmup::prewarm_kernels loads just these four kernels first.
+    w = run(program, [*args, "--prewarm"], tmp, "module_loading_prewarm", {"CUDA_MODULE_LOADING": "LAZY"})
+    prewarm_site(w, "region", "warmup::prewarm_kernels")
+    sums["LAZY + prewarm_kernels"] = first_launches(w)
+    print("first launches, host, summed: " + ", ".join(f"{k} {v / 1e3:.1f} us" for k, v in sums.items()))
+    print(f"after prewarm: four first launches, summed: {sums['LAZY'] / 1e3:.1f} us cold (LAZY) -> "
+          f"{sums['LAZY + prewarm_kernels'] / 1e3:.1f} us prewarmed")
     assert sums["LAZY"] > sums["EAGER"], sums  # eager loading paid for them in the context
+    assert sums["LAZY"] > sums["LAZY + prewarm_kernels"], sums
 
 
 def check_module_loading_ptx(program, args, tmp):
@@ -175,7 +225,15 @@ def check_module_loading_ptx(program, args, tmp):
             cold(r.site("launch", KERNELS[0]))  # JIT at the first launch
         if tag == "cache_cold":
             assert any(files for _, _, files in os.walk(cache)), "the JIT cache stayed empty"
+    # --prewarm, cache off: the JIT happens in warmup::prewarm_kernels, not at the launches.
+    w = run(program, [*args, "--prewarm"], tmp, "module_loading_ptx_prewarm",
+            {"CUDA_MODULE_LOADING": "LAZY", "CUDA_CACHE_DISABLE": "1", "CUDA_CACHE_PATH": None})
+    jit = prewarm_site(w, "region", "warmup::prewarm_kernels")
+    sums["cache_off_prewarm"] = first_launches(w)
     print("first launches, host, summed: " + ", ".join(f"{k} {v / 1e3:.1f} us" for k, v in sums.items()))
+    print(f"after prewarm: four first launches, PTX only, cache off, summed: {sums['cache_off'] / 1e3:.1f} us cold -> "
+          f"{sums['cache_off_prewarm'] / 1e3:.1f} us prewarmed (the JIT, {first(jit['host']) / 1e6:.1f} ms, in prewarm_kernels)")
+    assert sums["cache_off"] > sums["cache_off_prewarm"], sums
     assert sums["cache_off"] > sums["cache_warm"], sums
     assert sums["cache_cold"] > sums["cache_warm"], sums
 
@@ -191,6 +249,14 @@ def check_cublas_variants(program, args, tmp):
     for s in gemms[1:]:  # tensor cores beat FP32 CUDA cores
         assert p50(s["device"]) < fp32, (s["name"], p50(s["device"]), fp32)
     assert sum("TFLOP/s" in l for l in r.findings(5)) == 4
+    # --prewarm: one call of each variant through warmup::cublas::prewarm; each first call is
+    # then warm by issue 15's criterion.
+    w = run(program, [*args, "--prewarm"], tmp, "cublas_variants_prewarm")
+    prewarm_site(w, "region", "warmup::cublas::prewarm")
+    for name, cold_site in zip(names, gemms):
+        warm = w.site("launch", name, calls=20, device=20)
+        after_prewarm(name, cold_site["host"], warm["host"])
+        assert prewarm_removed(cold_site["host"], warm["host"]), (name, cold_site["host"], warm["host"])
 
 
 def check_batching(program, args, tmp):
@@ -202,6 +268,14 @@ def check_batching(program, args, tmp):
     per_sample = {b: p50(s["device"]) / b for b, s in sites.items()}
     assert per_sample[256] < per_sample[1], per_sample
     r.findings(10)
+    # --prewarm: one SGEMM of each batch size first; every batch's first forward is then warm.
+    w = run(program, [*args, "--prewarm"], tmp, "batching_prewarm")
+    prewarm_site(w, "region", "warmup::cublas::prewarm", calls=len(batches))
+    for b in batches:
+        warm = w.site("region", f"forward b={b}", calls=20, device=20)
+        if b in (1, 256):
+            after_prewarm(f"forward b={b}", sites[b]["host"], warm["host"])
+        assert prewarm_removed(sites[b]["host"], warm["host"]), (b, sites[b]["host"], warm["host"])
 
 
 def check_streams(program, args, tmp):
@@ -218,6 +292,10 @@ def check_streams(program, args, tmp):
     print(f"pipeline device p50: 1 stream {one / 1e6:.3f} ms, 2 streams {two / 1e6:.3f} ms")
     assert two < one, (one, two)  # overlap
     assert any("speed-up" in l for l in r.findings(3))
+    w = run(program, [*args, "--prewarm"], tmp, "streams_prewarm")
+    prewarm_site(w, "region", "warmup::prewarm_kernels")
+    after_prewarm("process chunk, 1 stream (launch)", r.site("launch", "process chunk, 1 stream")["host"],
+                  w.site("launch", "process chunk, 1 stream", calls=16 * 20)["host"])
 
 
 def check_graphs(program, args, tmp):
@@ -233,6 +311,9 @@ def check_graphs(program, args, tmp):
     # One graph launch costs the CPU less than 20 kernel launches.
     assert p50(graph["host"]) < p50(chain["host"]), (p50(graph["host"]), p50(chain["host"]))
     r.findings(3)
+    w = run(program, [*args, "--prewarm"], tmp, "graphs_prewarm")
+    prewarm_site(w, "region", "warmup::prewarm_kernels")
+    after_prewarm("20 kernels on a stream", chain["host"], w.site("region", "20 kernels on a stream", calls=50)["host"])
 
 
 def check_resnet(program, args, tmp):
@@ -240,6 +321,7 @@ def check_resnet(program, args, tmp):
     r.site("context", "first CUDA tensor (context)", calls=1)
     r.site("region", "model->to(cuda)", calls=1)
     f = r.site("region", "forward", calls=50, device=50)
+    r0 = f
     cold(f)
     lines = r.findings(4)
     assert "output: 8 x 1000 logits" in r.stdout
@@ -268,6 +350,44 @@ def check_resnet(program, args, tmp):
           f"CUPTI named {cupti / why['excess']:.0%}, CPU samples {host / why['excess']:.0%}, together "
           f"{why['named'] / why['excess']:.0%}; unattributed {why['unattributed'] / 1e6:.1f} ms; largest: {top}")
     assert why["named"] >= 0.80 * why["excess"], why
+
+    # Prewarm (issue 15): warmup_until_steady against fixed counts of 1, 10 and 50 calls. For
+    # each, what the prewarm cost and how warm the first real forward then was.
+    cold_t = r0["host"]
+    print(f"prewarm, ResNet: cold first forward {first(cold_t) / 1e6:.1f} ms, excess {excess(cold_t) / 1e6:.1f} ms, "
+          f"steady p50 {p50(cold_t) / 1e6:.3f} ms")
+    import re
+    for how in ("auto", "1", "10", "50"):
+        w = run(program, [*args, "--prewarm", how], tmp, f"resnet_prewarm_{how}")
+        pre = w.site("region", "forward (prewarm)", calls=None)
+        f = w.site("region", "forward", calls=50, device=50)
+        t = f["host"]
+        line = next(l for l in w.stdout.splitlines() if l.startswith("prewarm: "))
+        took = float(re.search(r" in ([0-9.]+) ms", line).group(1))
+        print(f"prewarm, ResNet, {how:>4}: {pre['calls']} calls in {took:.1f} ms; first real forward "
+              f"{first(t) / 1e6:.3f} ms, excess {excess(t) / 1e6:.3f} ms, steady p50 {p50(t) / 1e6:.3f} ms; "
+              f"{'meets' if prewarm_removed(cold_t, t) else 'misses'} the 5% / 2x p50 criterion")
+        if how == "auto":
+            assert "(steady;" in line, line  # the rule held within its budgets
+            assert prewarm_removed(cold_t, t), (cold_t, t)
+        else:
+            assert pre["calls"] == int(how), pre["calls"]
+    # With attribution on, nothing that prewarm is for falls inside the prewarmed first forward.
+    w = run(program, [*args, "--prewarm", "auto"], tmp, "resnet_prewarm_attribution", env={"WARMUP_ATTRIBUTION": "1"})
+    no_prewarm_causes(w.site("region", "forward", calls=50), "ResNet first forward after warmup_until_steady")
+
+
+PREWARM_CAUSES = ("module_load", "lazy_kernel_load", "jit_compile", "jit_cache_load", "pool_growth")
+
+
+def no_prewarm_causes(site, label):
+    """Attribution on: no module load, lazy kernel load, JIT or pool growth in the first call."""
+    why = site["host"]["first_call_causes"]
+    assert why is not None, site
+    found = [c for c in why["causes"] if c["what"] in PREWARM_CAUSES]
+    named = ", ".join(f"{c['what']} {c['time'] / 1e3:.1f} us" for c in why["causes"]) or "nothing"
+    print(f"attribution, {label}: {why['call'] / 1e6:.3f} ms; causes named: {named}")
+    assert not found, found
 
 
 CHECKS = {

@@ -39,10 +39,20 @@ def share(why, named, of="excess"):
 
 
 def line(case, why, named, note=""):
-    parts = ", ".join(f"{c['what']} {c['time'] / 1e6:.2f} ms ({c['count']})" for c in why["causes"])
+    parts = ", ".join(f"{c['what']} {c['time'] / 1e6:.2f} ms ({c['count']})" for c in why["causes"]) or "no cause"
     print(f"{case}: {why['call'] / 1e6:.2f} ms, excess {why['excess'] / 1e6:.2f} ms = {parts}; "
           f"unattributed {why['unattributed'] / 1e6:.2f} ms{note}")
 
+
+# Prewarm (issue 15): after --prewarm, no module load, lazy kernel load, JIT or pool growth
+# falls inside the first forward; the module loads are in the prewarm's own site instead.
+warm = report("examples/first_inference", ["--prewarm"])
+why, named = causes(warm[("region", "forward")])
+line("first forward after --prewarm", why, named)
+assert not set(named) & {"module_load", "lazy_kernel_load", "jit_compile", "jit_cache_load", "pool_growth"}, named
+pre_why, pre_named = causes(warm[("region", "warmup::cublas::prewarm")])
+line("warmup::cublas::prewarm (the prewarm's own first call)", pre_why, pre_named)
+assert "module_load" in pre_named, pre_named
 
 # The context, paid by the first CUDA call when nothing created it first.
 lazy = report("examples/first_inference", ["--lazy-context"])
@@ -65,6 +75,15 @@ for mode, expect in (("LAZY", True), ("EAGER", False)):
         why, named = causes(sites[("launch", k)])
         assert ("lazy_kernel_load" in named) == expect, (mode, k, why)
     print(f"CUDA_MODULE_LOADING={mode}: lazy kernel loads in the first launches: {'all four' if expect else 'none'}")
+# ... and warmup::prewarm_kernels (LAZY) moves every one of those loads into its own site.
+sites = report("examples/folklore/module_loading", ["--prewarm"], env={"CUDA_MODULE_LOADING": "LAZY"})
+for k in ("launch fill", "launch scale", "launch saxpy", "launch relu"):
+    why, named = causes(sites[("launch", k)])
+    assert "lazy_kernel_load" not in named, (k, why)
+why, named = causes(sites[("region", "warmup::prewarm_kernels")])
+line("warmup::prewarm_kernels (LAZY)", why, named)
+assert set(named) & {"lazy_kernel_load", "module_load"}, why
+print("CUDA_MODULE_LOADING=LAZY, --prewarm: lazy kernel loads in the first launches: none (all in prewarm_kernels)")
 
 # Pinned memory: the allocation and the registration are the pinning.
 mem = report("examples/folklore/host_memory")

@@ -107,3 +107,23 @@ print(f"context: explicit init {init['host']['first'] / 1e6:.1f} ms, then cudaSt
       f"{host['first'] / 1e6:.1f} ms (explicit) vs {lazy_forward['first'] / 1e6:.1f} ms (lazy), steady p50 "
       f"{host['steady']['p50'] / 1e3:.1f} vs {lazy_forward['steady']['p50'] / 1e3:.1f} us")
 assert lazy_stream > 10_000_000 and lazy_stream > 10 * explicit_stream, (lazy_stream, explicit_stream)
+
+# --prewarm (issue 15): the three SGEMM variants and bias_relu prewarmed on the program's own
+# handle; the first forward's excess is then at most 5% of the cold run's or 2x the steady p50,
+# whichever is larger, and the prewarm steps are sites of their own in the same report.
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "prewarm.json")
+    warmup_check.run_ok([program, "--prewarm", "--json", path])
+    warm = warmup_check.sites_by_key(warmup_check.load_report(path))
+for op, name in (("region", "warmup::cublas::prewarm"), ("region", "warmup::prewarm_kernels")):
+    assert (op, name) in warm and warm[(op, name)]["calls"] == 1, (op, name, sorted(warm))
+warm_forward = warm[("region", "forward")]["host"]
+cold_excess = host["first_call_excess"]
+warm_excess = warm_forward["first_call_excess"]
+bound = max(0.05 * cold_excess, 2 * warm_forward["steady"]["p50"])
+blas = warm[("region", "warmup::cublas::prewarm")]["host"]["first"]
+print(f"after prewarm: first forward {host['first'] / 1e6:.2f} ms cold -> {warm_forward['first'] / 1e6:.3f} ms "
+      f"prewarmed (excess {cold_excess / 1e6:.2f} -> {warm_excess / 1e6:.3f} ms, bound {bound / 1e6:.3f} ms; "
+      f"steady p50 {warm_forward['steady']['p50'] / 1e3:.1f} us); the prewarm itself: cuBLAS variants "
+      f"{blas / 1e6:.1f} ms, kernels {warm[('region', 'warmup::prewarm_kernels')]['host']['first'] / 1e3:.1f} us")
+assert warm_excess <= bound, (warm_excess, bound)

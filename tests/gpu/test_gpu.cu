@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <vector>
 
 #include "gpu_support.cuh"
@@ -18,6 +19,7 @@ namespace {
 using gpu_support::spin;
 
 __global__ void empty() {}
+__global__ void prewarmed_only(int* x) { *x = 7; }  // loaded by prewarm_kernels before any launch
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -222,6 +224,105 @@ TEST_CASE("adaptive device sampling keeps the steady p50 within 2% of timing eve
   INFO("every call: p50 " << a << " ns over " << every->device->calls << " calls; adaptive: p50 " << b << " ns over "
                           << sampled->device->calls << " calls");
   CHECK(b == Approx(a).epsilon(0.02));
+  CHECK_CUDA(cudaStreamDestroy(s));
+}
+
+TEST_CASE("prewarm on four threads while the main thread launches: every step succeeds, nothing is lost") {
+  // What a program does when it prewarms during its own start-up: the steps race each other
+  // and the program's work; the driver serialises what must be, the library records every call.
+  constexpr int threads = 4;
+  std::vector<warmup::prewarm_status> statuses(3 * threads);
+  std::vector<warmup::steady_result> steady(threads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      statuses[3 * t] = warmup::prewarm_context(0);
+      (void)cudaSetDevice(0);
+      cudaStream_t s = nullptr;
+      (void)cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+      statuses[3 * t + 1] = warmup::prewarm_kernels(&prewarmed_only, &empty);
+      statuses[3 * t + 2] = warmup::prewarm_pool(std::size_t{8} << 20, s);
+      warmup::steady_limits l;
+      l.max_calls = 200;
+      l.tolerance = 0.5;  // the point is the concurrency, not the tightness
+      steady[t] = warmup::warmup_until_steady("gpu.prewarm.until_steady", [&] { empty<<<1, 1, 0, s>>>(); }, s, l);
+      (void)cudaStreamDestroy(s);
+    });
+  cudaStream_t s;
+  CHECK_CUDA(cudaStreamCreate(&s));
+  for (int i = 0; i < 200; ++i) {
+    warmup::launch_scope k{"gpu.prewarm.main", s};
+    empty<<<1, 1, 0, s>>>();
+  }
+  for (auto& t : pool) t.join();
+  for (const auto& st : statuses) {
+    INFO(st.message);
+    CHECK(st.ok());
+  }
+  std::size_t until_steady_calls = 0;
+  for (const auto& r : steady) {
+    INFO(r.status.message);
+    CHECK(r.why != warmup::steady_stop::error);
+    until_steady_calls += r.calls;
+  }
+  // The kernel only prewarm touched launches and runs correctly.
+  int* x = nullptr;
+  CHECK_CUDA(cudaMalloc(&x, sizeof(int)));
+  prewarmed_only<<<1, 1, 0, s>>>(x);
+  int host = 0;
+  CHECK_CUDA(cudaMemcpyAsync(&host, x, sizeof host, cudaMemcpyDeviceToHost, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  CHECK(host == 7);
+  CHECK_CUDA(cudaFree(x));
+  CHECK_CUDA(cudaStreamDestroy(s));
+  CHECK_CUDA(cudaGetLastError());
+
+  const warmup::report r = warmup::snapshot(warmup::device_wait::yes);
+  for (const auto& [name, op] : {std::pair{"warmup::prewarm_context", warmup::op_kind::context},
+                                 std::pair{"warmup::prewarm_kernels", warmup::op_kind::region},
+                                 std::pair{"warmup::prewarm_pool", warmup::op_kind::alloc}}) {
+    const auto* site = r.find(op, name);
+    REQUIRE(site != nullptr);
+    CHECK(site->calls == threads);
+  }
+  const auto* main_site = r.find(warmup::op_kind::launch, "gpu.prewarm.main");
+  REQUIRE(main_site != nullptr);
+  CHECK(main_site->calls == 200);
+  const auto* loop = r.find(warmup::op_kind::region, "gpu.prewarm.until_steady");
+  REQUIRE(loop != nullptr);
+  CHECK(loop->calls == until_steady_calls);
+}
+
+TEST_CASE("prewarm_pool keeps the pool's memory across synchronisations") {
+  cudaStream_t s;
+  CHECK_CUDA(cudaStreamCreate(&s));
+  int dev = 0;
+  CHECK_CUDA(cudaGetDevice(&dev));
+  cudaMemPool_t pool;
+  CHECK_CUDA(cudaDeviceGetMemPool(&pool, dev));
+  CHECK_CUDA(cudaMemPoolTrimTo(pool, 0));
+  constexpr std::size_t bytes = std::size_t{256} << 20;
+  const warmup::prewarm_status st = warmup::prewarm_pool(bytes, s);
+  INFO(st.message);
+  REQUIRE(st.ok());
+  std::uint64_t reserved = 0, threshold = 0;
+  CHECK_CUDA(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  CHECK_CUDA(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  CHECK(reserved >= bytes);
+  CHECK(threshold >= bytes);
+  // An allocation of that size after a synchronisation maps nothing: the pool did not shrink.
+  void* p = nullptr;
+  CHECK_CUDA(cudaMallocAsync(&p, bytes, s));
+  CHECK_CUDA(cudaFreeAsync(p, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  std::uint64_t after = 0;
+  CHECK_CUDA(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &after));
+  CHECK(after == reserved);
+  const warmup::report r = warmup::snapshot(warmup::device_wait::yes);
+  const auto* site = r.find(warmup::op_kind::alloc, "warmup::prewarm_pool");
+  REQUIRE(site != nullptr);
+  REQUIRE(site->pool);
+  CHECK(site->pool->grew_calls >= 1);  // the scope saw its own step grow the pool
   CHECK_CUDA(cudaStreamDestroy(s));
 }
 

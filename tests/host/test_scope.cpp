@@ -278,3 +278,9 @@ TEST_CASE("timed() measures a callable as a site and hands back its result") {
   REQUIRE(r.find(op_kind::launch, "timed.void") != nullptr);
   CHECK(r.find(op_kind::launch, "timed.void")->calls == 1);
 }
+
+// Only allocation scopes read the pool, so only they hold its reading: other scopes' frames do
+// not grow for it (the hot path of a launch or region scope is the one that matters).
+static_assert(sizeof(warmup::launch_scope) == sizeof(warmup::region_scope), "scopes of equal duty, equal size");
+static_assert(!warmup::enabled_at_compile_time || sizeof(warmup::launch_scope) < sizeof(warmup::alloc_scope),
+              "the pool reading lives in allocation scopes only");

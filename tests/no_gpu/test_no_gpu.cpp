@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "warmup/cublas.hpp"
 #include "warmup/profile.hpp"
 
 namespace {
@@ -78,6 +79,60 @@ TEST_CASE("device-timed scopes without a GPU: host timing, one notice, no error 
   const std::string j = warmup::to_json(r);
   CHECK(j.find("\"enabled\":true,\"device\":null,") != std::string::npos);  // no device described
   CHECK(j.find("\"device\":null,\"bytes\":") != std::string::npos);        // and no site device-timed
+}
+
+// A host function stands in for a kernel (this file is C++, not CUDA): without a GPU the runtime
+// fails before it looks the symbol up.
+void nogpu_kernel(int* x) { *x = 1; }
+
+TEST_CASE("every prewarm step without a GPU: an error status that names the step and the call") {
+  // Prewarm is asked for by the program: it must say it failed, clearly, and never abort.
+  const cudaError_t before = cudaPeekAtLastError();
+  const auto named = [](const warmup::prewarm_status& s, const std::string& step, const std::string& call) {
+    CHECK_FALSE(s.ok());
+    CHECK_FALSE(static_cast<bool>(s));
+    CHECK(s.error != cudaSuccess);
+    CHECK(s.message.rfind(step, 0) == 0);  // starts with the step
+    CHECK(s.message.find(call + " failed: ") != std::string::npos);
+    CHECK(s.message.find(cudaGetErrorName(s.error)) != std::string::npos);
+  };
+  named(warmup::prewarm_context(0), "warmup::prewarm_context(device 0)", "cudaInitDevice");
+  named(warmup::prewarm_kernels(&nogpu_kernel), "warmup::prewarm_kernels(1 kernels)", "cudaGetFuncBySymbol(kernel 1 of 1)");
+  named(warmup::prewarm_pool(std::size_t{1} << 20, nullptr), "warmup::prewarm_pool(1048576 bytes)", "cudaStreamGetDevice");
+  const warmup::pinned_buffer staging{std::size_t{1} << 20};
+  CHECK_FALSE(staging);
+  CHECK(staging.data() == nullptr);
+  CHECK(staging.size() == 0);
+  named(staging.status(), "warmup::pinned_buffer(1048576 bytes)", "cudaMallocHost");
+  const warmup::cublas::handle blas{nullptr};
+  CHECK_FALSE(blas);
+  CHECK(blas.status().message.rfind("warmup::cublas::handle: cublasCreate failed: ", 0) == 0);
+  const auto gemm = warmup::cublas::prewarm(blas.get(), {warmup::cublas::gemm::fp32(64, 64, 64)});
+  CHECK_FALSE(gemm.ok());
+  CHECK(gemm.message.find("the handle is null") != std::string::npos);
+
+  // The loop stops at its first call, with the failed synchronisation in its status.
+  int calls = 0;
+  const warmup::steady_result r = warmup::warmup_until_steady("nogpu.until_steady", [&] { ++calls; }, cudaStream_t{});
+  CHECK(calls == 1);
+  CHECK(r.calls == 1);
+  CHECK(r.why == warmup::steady_stop::error);
+  CHECK_FALSE(r.steady());
+  CHECK(r.status.message.find("warmup_until_steady(\"nogpu.until_steady\"): cudaStreamSynchronize failed: ") == 0);
+  CHECK(cudaPeekAtLastError() == before);
+
+  // Each step's site is in the report, with the calls it made.
+  const warmup::report rep = warmup::snapshot();
+  for (const auto& [name, op] : {std::pair{"warmup::prewarm_context", warmup::op_kind::context},
+                                 std::pair{"warmup::prewarm_kernels", warmup::op_kind::region},
+                                 std::pair{"warmup::prewarm_pool", warmup::op_kind::alloc},
+                                 std::pair{"warmup::pinned_buffer", warmup::op_kind::alloc},
+                                 std::pair{"warmup::cublas::handle", warmup::op_kind::region},
+                                 std::pair{"nogpu.until_steady", warmup::op_kind::region}}) {
+    const auto* s = rep.find(op, name);
+    REQUIRE(s != nullptr);
+    CHECK(s->calls == 1);
+  }
 }
 
 int main(int argc, char** argv) {

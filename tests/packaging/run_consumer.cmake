@@ -58,3 +58,20 @@ foreach(text IN LISTS expected)
     message(FATAL_ERROR "the consumer's output lacks ${text}\nstdout:\n${out}\nstderr:\n${err}")
   endif()
 endforeach()
+
+# The cuBLAS target (find_package consumer): its program runs, and the core's program does not
+# link cuBLAS (warmup::warmup adds no link dependency beyond cudart and NVTX).
+if(EXISTS "${build}/blas_consumer")
+  execute_process(COMMAND "${build}/blas_consumer" RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "cublas variant 64x64x64")
+    message(FATAL_ERROR "blas_consumer exited with ${rc}: ${out}")
+  endif()
+  file(GET_RUNTIME_DEPENDENCIES EXECUTABLES "${exe}" RESOLVED_DEPENDENCIES_VAR core_deps
+       UNRESOLVED_DEPENDENCIES_VAR core_unresolved)
+  foreach(dep IN LISTS core_deps core_unresolved)
+    if(dep MATCHES "cublas")
+      message(FATAL_ERROR "the consumer linked only to warmup::warmup depends on ${dep}")
+    endif()
+  endforeach()
+  message(STATUS "warmup::cublas consumer ran; warmup::warmup consumer has no cuBLAS dependency")
+endif()

@@ -10,6 +10,10 @@
 //
 //   resnet                 print the report and the comparison
 //   resnet --json FILE     also write the JSON report to FILE
+//   resnet --prewarm auto  before the measured calls, warmup::warmup_until_steady calls forward
+//                          (site "forward (prewarm)", each call synchronised) until warmup's
+//                          rule says it is steady
+//   resnet --prewarm N     the same with a fixed count of N calls, as serving stacks configure it
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAEvent.h>
 #include <torch/torch.h>
@@ -17,8 +21,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <string>
 #include <iostream>
 #include <vector>
 
@@ -84,7 +90,16 @@ double ms(double ns) { return ns / 1e6; }
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* json_path = argc == 3 && std::strcmp(argv[1], "--json") == 0 ? argv[2] : nullptr;
+  const char* json_path = nullptr;
+  std::string prewarm;  // empty, "auto" or a count
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) json_path = argv[++i];
+    else if (std::strcmp(argv[i], "--prewarm") == 0 && i + 1 < argc) prewarm = argv[++i];
+    else return std::fprintf(stderr, "usage: resnet [--json FILE] [--prewarm auto|N]\n"), 2;
+  }
+  const long fixed_count = prewarm.empty() || prewarm == "auto" ? 0 : std::strtol(prewarm.c_str(), nullptr, 10);
+  if (!prewarm.empty() && prewarm != "auto" && fixed_count <= 0)
+    return std::fprintf(stderr, "resnet: --prewarm takes auto or a positive count\n"), 2;
   if (!torch::cuda::is_available()) {
     std::fprintf(stderr, "resnet: no usable GPU\n");
     return 77;
@@ -105,6 +120,29 @@ int main(int argc, char** argv) {
   const torch::Tensor input = torch::randn({8, 3, 224, 224}, gpu);
   torch::NoGradGuard no_grad;
   const cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+
+  // Prewarm: the forward called ahead of the measured calls, each call synchronised, until
+  // warmup's rule says it is steady (auto) or a fixed number of times.
+  if (prewarm == "auto") {
+    const warmup::steady_result w =
+        warmup::warmup_until_steady("forward (prewarm)", [&] { (void)model->forward(input); }, stream);
+    if (w.why == warmup::steady_stop::error) return std::fprintf(stderr, "resnet: %s\n", w.status.message.c_str()), 1;
+    std::printf("prewarm: warmup_until_steady: %zu calls in %.1f ms (%s; %zu warm-up calls), steady p50 %.3f ms "
+                "[%.3f, %.3f]\n",
+                w.calls, ms(double(w.took.count())), warmup::to_string(w.why), w.warmup_calls, ms(double(w.p50.count())),
+                ms(double(w.p50_low.count())), ms(double(w.p50_high.count())));
+  } else if (fixed_count > 0) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (long i = 0; i < fixed_count; ++i) {
+      {
+        warmup::region_scope s{"forward (prewarm)", stream};
+        (void)model->forward(input);
+      }
+      torch::cuda::synchronize();
+    }
+    std::printf("prewarm: a fixed %ld calls in %.1f ms\n", fixed_count,
+                ms(double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count())));
+  }
 
   // PyTorch's own measurement of the same calls: its CUDA events, read after the loop.
   std::vector<at::cuda::CUDAEvent> starts, ends;

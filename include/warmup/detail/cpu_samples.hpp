@@ -55,7 +55,6 @@ struct sampler_shared {
   std::atomic<std::uint32_t> made{0};
   std::mutex m;                     ///< guards `spare`
   std::vector<sample_buffer*> spare;  ///< buffers of threads that ended, to reuse
-  std::atomic<bool> in_the_way_said{false};
 
   bool known(const sample_buffer* b) const noexcept {
     const std::uint32_t n = made.load(std::memory_order_acquire);

@@ -21,9 +21,10 @@ enum class notice_kind : unsigned { no_device, device_error, ring_full, negative
 class notices {
  public:
   /// Prints "warmup: <text>" to stderr the first time a kind is raised and keeps the text for
-  /// reports; later calls of the same kind cost one atomic load.
-  void raise(notice_kind k, const std::string& text) noexcept {
-    if (raised_[static_cast<unsigned>(k)].exchange(true, std::memory_order_acq_rel)) return;
+  /// reports; later calls of the same kind cost one atomic load. True for the call that raised
+  /// it: what else should happen once per kind hangs on that.
+  bool raise(notice_kind k, const std::string& text) noexcept {
+    if (raised_[static_cast<unsigned>(k)].exchange(true, std::memory_order_acq_rel)) return false;
     const busy_section busy;
     WARMUP_TRY {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -31,7 +32,11 @@ class notices {
     } WARMUP_CATCH_ALL {
     }
     std::fprintf(stderr, "warmup: %s\n", text.c_str());
+    return true;
   }
+
+  /// Whether a kind was raised already (one atomic load): lets a caller skip building the text.
+  bool raised(notice_kind k) const noexcept { return raised_[static_cast<unsigned>(k)].load(std::memory_order_acquire); }
 
   void lock() noexcept { mutex_.lock(); }
   void unlock() noexcept { mutex_.unlock(); }

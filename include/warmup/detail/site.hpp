@@ -48,12 +48,11 @@ inline void start_cpu_sampling(const void* owner) noexcept {
   if (every == 0 || !cpu_sampling_supported) return;
   const char* why = my_sampler().begin(owner, every);
   if (why == nullptr) return;
-  if (!store.sampler.in_the_way_said.exchange(true)) {
-    WARMUP_TRY {
+  if (notice_board().raised(notice_kind::cpu_sampling)) return;  // said once, with the status
+  WARMUP_TRY {
+    if (notice_board().raise(notice_kind::cpu_sampling, std::string("CPU sampling is off: ") + why))
       store.set_sampling_status(std::string("off: ") + why);
-      notice_board().raise(notice_kind::cpu_sampling, std::string("CPU sampling is off: ") + why);
-    } WARMUP_CATCH_ALL {
-    }
+  } WARMUP_CATCH_ALL {
   }
 }
 

@@ -57,6 +57,17 @@ static void every_form(cudaStream_t stream) {
 int main() {
   every_form(nullptr);
 
+  // Prewarm changes what the program does, so it does its work with measurement compiled out:
+  // the loop runs its calls and judges them; only the report has no sites.
+  int calls = 0;
+  warmup::steady_limits limits;
+  limits.max_calls = 30;
+  const warmup::steady_result steady = warmup::warmup_until_steady("prewarm", [&] { ++calls; }, limits);
+  check(steady.calls == std::size_t(calls) && calls > 0, "warmup_until_steady calls the function");
+  check(steady.why != warmup::steady_stop::error, "warmup_until_steady works");
+  const warmup::prewarm_status refused = warmup::prewarm_pool(0);
+  check(!refused.ok() && refused.message.find("0 bytes") != std::string::npos, "prewarm_pool(0) is refused");
+
   const warmup::report r = warmup::snapshot();
   check(!r.enabled, "snapshot().enabled is false");
   check(r.sites.empty(), "snapshot().sites is empty");

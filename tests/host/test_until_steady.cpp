@@ -1,0 +1,250 @@
+// warmup_until_steady's stopping rule on synthetic series (a fake clock advanced by each call's
+// duration, so every stop is exact), its budgets and errors, and the host-only loop for real.
+#include "catch.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "warmup/detail/series.hpp"
+#include "warmup/detail/statistics.hpp"
+#include "warmup/detail/steady_rule.hpp"
+#include "warmup/profile.hpp"
+
+using std::chrono::milliseconds;
+using std::chrono::nanoseconds;
+using warmup::steady_limits;
+using warmup::steady_stop;
+using warmup::detail::call_failure;
+using warmup::detail::steady_loop;
+using warmup::detail::steady_run;
+
+namespace {
+
+// Runs the loop over `values` (ns, one per call; the last repeats once they run out) on a clock
+// that each call advances by its value plus `gap` (the caller's own work between calls).
+steady_run replay(const std::vector<std::uint64_t>& values, const steady_limits& limits, std::size_t fail_at = 0,
+                  nanoseconds gap = nanoseconds{0}) {
+  nanoseconds clock{1'000'000'000};
+  std::size_t i = 0;
+  return steady_loop(
+      limits,
+      [&]() -> call_failure {
+        const std::uint64_t v = values[std::min(i, values.size() - 1)];
+        clock += nanoseconds{static_cast<nanoseconds::rep>(v)};
+        ++i;
+        if (fail_at != 0 && i == fail_at) return {4, "the call failed"};
+        return {};
+      },
+      [&] {
+        const nanoseconds t = clock;
+        clock += gap / 2;  // each reading costs a little, as a real clock's does
+        return t;
+      });
+}
+
+// A cold start (two slow calls) then `n` calls around 1 ms with relative noise `noise`.
+std::vector<std::uint64_t> cold_then_steady(std::size_t n, double noise, unsigned seed = 7) {
+  std::vector<std::uint64_t> v = {100'000'000, 50'000'000};
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(1.0 - noise, 1.0 + noise);
+  for (std::size_t i = 0; i < n; ++i) v.push_back(static_cast<std::uint64_t>(1e6 * u(rng)));
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("a cold start then a tight steady state: steady once a full window follows the warm-up") {
+  const steady_run r = replay(cold_then_steady(200, 0.01), steady_limits{});
+  CHECK(r.why == steady_stop::steady);
+  CHECK(r.verdict.warmup_calls == 2);
+  CHECK(r.calls == 2 + steady_limits{}.steady_calls);  // the earliest the rule can hold
+  CHECK(r.first_ns == 100'000'000);
+  CHECK(r.verdict.p50 >= 990'000);
+  CHECK(r.verdict.p50 <= 1'010'000);
+  CHECK(r.verdict.p50_low <= r.verdict.p50);
+  CHECK(r.verdict.p50_high >= r.verdict.p50);
+
+  // A wider window waits for more calls, exactly as many.
+  steady_limits wide;
+  wide.steady_calls = 50;
+  CHECK(replay(cold_then_steady(200, 0.01), wide).calls == 52);
+}
+
+TEST_CASE("the warm-up the rule sees is the report's warm-up for the same calls") {
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    std::vector<std::uint64_t> v = cold_then_steady(40, 0.05, seed);
+    v.insert(v.begin() + 2, 20'000'000);  // a third, shorter cold call
+    warmup::detail::series s;
+    for (std::size_t i = 0; i < v.size(); ++i) s.record(i, v[i], false);
+    const warmup::timing t = warmup::detail::summarize(s.read());
+    CHECK(warmup::detail::judge_steady(v, 20, 0.05).warmup_calls == t.warmup_calls);
+    CHECK(t.warmup_calls == 3);
+  }
+}
+
+TEST_CASE("calls that keep slowing down never settle: the call budget stops them") {
+  std::vector<std::uint64_t> growing;
+  for (std::uint64_t i = 1; i <= 100; ++i) growing.push_back(i * 1'000'000);
+  steady_limits l;
+  l.max_calls = 50;
+  const steady_run r = replay(growing, l);
+  CHECK(r.why == steady_stop::call_budget);
+  CHECK(r.calls == 50);
+  CHECK_FALSE(r.verdict.steady);
+}
+
+TEST_CASE("noise wider than the tolerance never settles; a looser tolerance accepts it") {
+  steady_limits strict;
+  strict.max_calls = 300;
+  const std::vector<std::uint64_t> noisy = cold_then_steady(400, 0.5);
+  CHECK(replay(noisy, strict).why == steady_stop::call_budget);
+  steady_limits loose = strict;
+  loose.tolerance = 0.5;
+  const steady_run r = replay(noisy, loose);
+  CHECK(r.why == steady_stop::steady);
+  CHECK(r.calls == 22);
+}
+
+TEST_CASE("the time budget counts the whole loop, calls and the time between them") {
+  std::vector<std::uint64_t> alternating;  // 10, 13, 10, 13 ms, ...: 26% apart, never within 5%
+  for (std::uint64_t i = 0; i < 100; ++i) alternating.push_back(i % 2 == 0 ? 10'000'000 : 13'000'000);
+  steady_limits l;
+  l.max_time = milliseconds{95};
+  const steady_run r = replay(alternating, l);
+  CHECK(r.why == steady_stop::time_budget);
+  CHECK(r.took >= milliseconds{95});
+  CHECK(r.calls == 9);  // 5 x 10 ms + 4 x 13 ms = 102 ms after the 9th call; 89 ms after the 8th
+
+  // Time between calls (the clock readings here) counts too: the budget ends sooner.
+  const steady_run slower = replay(alternating, l, 0, milliseconds{4});
+  CHECK(slower.why == steady_stop::time_budget);
+  CHECK(slower.calls < r.calls);
+}
+
+TEST_CASE("a failing call stops the loop with what failed") {
+  const steady_run r = replay(cold_then_steady(50, 0.01), steady_limits{}, 3);
+  CHECK(r.why == steady_stop::error);
+  CHECK(r.calls == 3);
+  CHECK(r.failure.error == 4);
+  CHECK(r.failure.what == "the call failed");
+}
+
+TEST_CASE("limits that cannot work are refused before any call") {
+  const auto refused = [](steady_limits l, const std::string& why) {
+    int calls = 0;
+    const steady_run r = steady_loop(
+        l, [&]() -> call_failure { ++calls; return {}; }, [] { return nanoseconds{0}; });
+    CHECK(calls == 0);
+    CHECK(r.why == steady_stop::error);
+    CHECK(r.failure.what.find(why) != std::string::npos);
+  };
+  steady_limits l;
+  l.max_calls = 0;
+  refused(l, "max_calls is 0");
+  l = {};
+  l.max_time = nanoseconds{-5};
+  refused(l, "max_time is not positive");
+  l = {};
+  l.steady_calls = 5;
+  refused(l, "steady_calls is below 6");
+  for (double t : {0.0, -0.1, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    l = {};
+    l.tolerance = t;
+    refused(l, "tolerance is not a positive number");
+  }
+}
+
+TEST_CASE("warmup_until_steady on host work: each call a region in the report, errors in the status") {
+  int calls = 0;
+  steady_limits l;
+  l.max_calls = 40;
+  volatile std::uint64_t sink = 0;
+  const warmup::steady_result r = warmup::warmup_until_steady("until_steady.host", [&] {
+    ++calls;
+    for (int i = 0; i < 20000; ++i) sink = sink + i;
+  }, l);
+  CHECK(r.why != steady_stop::error);
+  CHECK(r.status.ok());
+  CHECK(r.calls == std::size_t(calls));
+  CHECK(r.calls <= 40);
+  CHECK(r.took >= r.first);
+  const warmup::report rep = warmup::snapshot();
+  const auto* s = rep.find(warmup::op_kind::region, "until_steady.host");
+  REQUIRE(s != nullptr);
+  CHECK(s->calls == r.calls);
+
+  // A function that returns a CUDA error stops the loop there; the site keeps that call too.
+  int n = 0;
+  const warmup::steady_result e = warmup::warmup_until_steady("until_steady.error", [&] {
+    return ++n == 3 ? cudaErrorNotReady : cudaSuccess;
+  });
+  CHECK(e.why == steady_stop::error);
+  CHECK(e.calls == 3);
+  CHECK(e.status.error == cudaErrorNotReady);
+  CHECK(e.status.message == "warmup_until_steady(\"until_steady.error\"): the function returned cudaErrorNotReady: " +
+                                std::string(cudaGetErrorString(cudaErrorNotReady)));
+  const auto* es = warmup::snapshot().find(warmup::op_kind::region, "until_steady.error");
+  REQUIRE(es != nullptr);
+  CHECK(es->calls == 3);
+}
+
+TEST_CASE("prewarm steps refuse what cannot work, with a sentence and no CUDA call failing") {
+  using kernel = void(int*);
+  const warmup::prewarm_status k = warmup::prewarm_kernels(static_cast<kernel*>(nullptr));
+  CHECK(k.error == cudaErrorInvalidValue);
+  CHECK(k.message == "warmup::prewarm_kernels(1 kernels): kernel 1 of 1 is a null pointer");
+  const warmup::prewarm_status none = warmup::prewarm_kernels();
+  CHECK(none.ok());  // nothing to load is nothing to fail
+  const warmup::prewarm_status p = warmup::prewarm_pool(0);
+  CHECK(p.error == cudaErrorInvalidValue);
+  CHECK(p.message.rfind("warmup::prewarm_pool(0 bytes): 0 bytes", 0) == 0);
+  warmup::pinned_buffer b{0};
+  CHECK_FALSE(b);
+  CHECK(b.status().error == cudaErrorInvalidValue);
+  // Moved-from buffers own nothing; a moved-to one owns what the other had.
+  warmup::pinned_buffer moved{std::move(b)};
+  CHECK_FALSE(moved);
+  CHECK(moved.status().error == cudaErrorInvalidValue);
+}
+
+TEST_CASE("an exception from the function propagates, and the call it ended is in the report") {
+  int n = 0;
+  bool thrown = false;
+  try {
+    (void)warmup::warmup_until_steady("until_steady.throws", [&] {
+      if (++n == 3) throw std::runtime_error("model failed to load");
+    });
+  } catch (const std::runtime_error& e) {
+    thrown = std::string(e.what()) == "model failed to load";
+  }
+  CHECK(thrown);
+  CHECK(n == 3);
+  const auto* s = warmup::snapshot().find(warmup::op_kind::region, "until_steady.throws");
+  REQUIRE(s != nullptr);
+  CHECK(s->calls == 3);
+}
+
+TEST_CASE("the rule is judged after every call at first, then sparsely: a long loop stays O(n log n)") {
+  for (std::size_t n = 1; n <= 512; ++n) CHECK(warmup::detail::judged_after(n));
+  std::size_t judged = 0;
+  for (std::size_t n = 513; n <= 1'000'000; ++n) judged += warmup::detail::judged_after(n);
+  CHECK(judged <= 64 * 11);  // 64 a doubling: 2^9 to 2^20
+  // A series that settles late still stops within 1.6% of the call where it settled.
+  std::vector<std::uint64_t> v(2000, 5'000'000);
+  for (std::size_t i = 0; i < 1000; ++i) v[i] = 5'000'000 + (i % 2) * 2'000'000;  // unsettled for 1000 calls
+  steady_limits l;
+  l.max_calls = 5000;
+  const steady_run r = replay(v, l);
+  CHECK(r.why == steady_stop::steady);
+  // The window's median interval first holds at call 1010 (its last 20 calls hold five slow
+  // ones at most: ranks 6 and 15 are both fast); judged every 8th call there.
+  CHECK(r.calls >= 1010);
+  CHECK(r.calls <= 1010 + 1010 / 64);
+}
