@@ -335,11 +335,14 @@ struct report {
   ///   if (const warmup::site_report* f = r.find(warmup::op_kind::region, "forward"))
   ///     std::cout << f->host.first.count() << " ns\n";
   /// \endcode
-  const site_report* find(op_kind op, std::string_view name) const noexcept {
+  const site_report* find(op_kind op, std::string_view name) const& noexcept {
     for (const site_report& s : sites)
       if (s.op == op && s.name == name) return &s;
     return nullptr;
   }
+  /// A pointer into a report that is about to go away would dangle: keep the report first
+  /// (`const warmup::report r = warmup::snapshot(); r.find(...)`).
+  const site_report* find(op_kind op, std::string_view name) const&& = delete;
 
   static constexpr auto fields() {
     using self = report;

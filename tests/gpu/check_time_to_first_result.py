@@ -44,7 +44,6 @@ with tempfile.TemporaryDirectory(dir=os.path.dirname(os.path.abspath(program))) 
             assert (key in sites) == (mode != "none"), (mode, key, sorted(sites))
         upload = sites[("h2d", "upload weights")]
         assert upload["bytes"]["first"] == int(mib) << 20, upload["bytes"]
-        print(line)
 
 sums = {m: r["checksum"] for m, r in results.items()}
 assert len(set(sums.values())) == 1, sums  # the same answer whichever way it was reached

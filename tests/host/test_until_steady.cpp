@@ -190,7 +190,8 @@ TEST_CASE("warmup_until_steady on host work: each call a region in the report, e
   CHECK(e.status.error == cudaErrorNotReady);
   CHECK(e.status.message == "warmup_until_steady(\"until_steady.error\"): the function returned cudaErrorNotReady: " +
                                 std::string(cudaGetErrorString(cudaErrorNotReady)));
-  const auto* es = warmup::snapshot().find(warmup::op_kind::region, "until_steady.error");
+  const warmup::report after = warmup::snapshot();  // kept: find() points into it
+  const auto* es = after.find(warmup::op_kind::region, "until_steady.error");
   REQUIRE(es != nullptr);
   CHECK(es->calls == 3);
 }
@@ -226,7 +227,8 @@ TEST_CASE("an exception from the function propagates, and the call it ended is i
   }
   CHECK(thrown);
   CHECK(n == 3);
-  const auto* s = warmup::snapshot().find(warmup::op_kind::region, "until_steady.throws");
+  const warmup::report rep = warmup::snapshot();
+  const auto* s = rep.find(warmup::op_kind::region, "until_steady.throws");
   REQUIRE(s != nullptr);
   CHECK(s->calls == 3);
 }
