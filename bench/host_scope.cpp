@@ -3,6 +3,7 @@
 #include <nvtx3/nvtx3.hpp>
 
 #include <chrono>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,27 @@ void raw_parts(benchmark::State& state) {
   }
 }
 BENCHMARK(raw_parts);
+
+// What a scope pays to know whether an exception ended it, two ways: the standard call at its
+// start and end, and the per-thread state's address taken once (detail/exception_depth.hpp).
+void exceptions_std(benchmark::State& state) {
+  for (auto _ : state) {
+    const int at_begin = std::uncaught_exceptions();
+    benchmark::ClobberMemory();
+    benchmark::DoNotOptimize(std::uncaught_exceptions() > at_begin);
+  }
+}
+BENCHMARK(exceptions_std);
+
+void exceptions_held(benchmark::State& state) {
+  for (auto _ : state) {
+    warmup::detail::exception_depth depth;
+    const unsigned at_begin = depth.begin();
+    benchmark::ClobberMemory();
+    benchmark::DoNotOptimize(depth.unwinding(at_begin));
+  }
+}
+BENCHMARK(exceptions_held);
 
 void macro_scope(benchmark::State& state) {
   for (auto _ : state) {

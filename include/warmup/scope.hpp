@@ -20,6 +20,7 @@
 #if WARMUP_ENABLED
 #include "warmup/detail/clock.hpp"
 #include "warmup/detail/device_timer.hpp"
+#include "warmup/detail/exception_depth.hpp"
 #include "warmup/detail/memory_probe.hpp"
 #include "warmup/detail/nvtx.hpp"
 #include "warmup/detail/site.hpp"
@@ -205,7 +206,7 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
         if (const auto after = detail::pool_reserved(stream_))
           site_->pool_reserved(index_, *this->pool_before_, *after);
     }
-    site_->end_call(index_, host_ns, after_idle, bytes_, device_timed_, std::uncaught_exceptions() > uncaught_);
+    site_->end_call(index_, host_ns, after_idle, bytes_, device_timed_, exceptions_.unwinding(exceptions_at_begin_));
 #endif
   }
 
@@ -228,7 +229,7 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
     stream_ = stream;
     index_ = s->begin_call();
     if (index_ == 0) s->first_call_begins(mode == device_timed ? detail::current_context_exists() : std::nullopt);
-    uncaught_ = std::uncaught_exceptions();
+    exceptions_at_begin_ = exceptions_.begin();
     detail::nvtx_push(s->nvtx, Op::kind, index_);
     device_timed_ = mode == device_timed;
     if (device_timed_ && s->wants_device(index_)) {
@@ -257,7 +258,8 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
   std::uint64_t bytes_ = 0;
   cudaStream_t stream_ = nullptr;
   detail::device_mark mark_{};
-  int uncaught_ = 0;
+  detail::exception_depth exceptions_;
+  unsigned exceptions_at_begin_ = 0;
   bool device_timed_ = false;
   detail::clock::time_point start_{};
 #endif

@@ -98,6 +98,37 @@ TEST_CASE("an exception through a scope is measured and counted") {
   CHECK(s->exceptions == 2);
 }
 
+namespace {
+// Runs a whole scope in its destructor: during unwinding, the scope starts and ends with the
+// same exception in flight, so nothing ends it.
+struct scope_in_destructor {
+  ~scope_in_destructor() { warmup::region_scope s{"scope.in_unwinding"}; }
+};
+}  // namespace
+
+TEST_CASE("only an exception that ends a scope counts: not one already in flight, caught, or on another thread") {
+  try {
+    warmup::region_scope outer{"scope.unwound"};
+    scope_in_destructor d;
+    throw std::runtime_error("boom");
+  } catch (const std::runtime_error&) {
+    warmup::region_scope handler{"scope.in_handler"};  // the exception is caught: not uncaught
+    std::thread other([] { warmup::region_scope s{"scope.other_thread"}; });
+    other.join();
+  }
+  const auto r = warmup::snapshot();
+  const auto count = [&](const char* name) {
+    const auto* s = r.find(warmup::op_kind::region, name);
+    REQUIRE(s != nullptr);
+    CHECK(s->calls == 1);
+    return s->exceptions;
+  };
+  CHECK(count("scope.unwound") == 1);
+  CHECK(count("scope.in_unwinding") == 0);
+  CHECK(count("scope.in_handler") == 0);
+  CHECK(count("scope.other_thread") == 0);
+}
+
 TEST_CASE("threads sharing and not sharing sites lose and double-count no call") {
   constexpr int threads = 8, calls = 20000;
   std::vector<std::thread> pool;
