@@ -65,23 +65,11 @@ class prewarm_step {
     return s;
   }
   prewarm_status failed(std::string_view call, cudaError_t e) const {
-    if (pending_ == cudaSuccess) (void)cudaGetLastError();
-    prewarm_status s;
-    s.error = e == cudaSuccess ? cudaErrorUnknown : e;
-    s.message = who_ + ": " + std::string(call) + " failed: " + cudaGetErrorName(s.error) + ": " +
-                cudaGetErrorString(s.error);
-    s.took = elapsed();
-    return s;
+    const cudaError_t error = e == cudaSuccess ? cudaErrorUnknown : e;
+    return failure(error, std::string(call) + " failed: " + cudaGetErrorName(error) + ": " + cudaGetErrorString(error));
   }
   /// A library's own failure (a cuBLAS status): no CUDA error to name, so cudaErrorUnknown.
-  prewarm_status failed_library(const std::string& what) const {
-    if (pending_ == cudaSuccess) (void)cudaGetLastError();
-    prewarm_status s;
-    s.error = cudaErrorUnknown;
-    s.message = who_ + ": " + what;
-    s.took = elapsed();
-    return s;
-  }
+  prewarm_status failed_library(const std::string& what) const { return failure(cudaErrorUnknown, what); }
   /// Refuses a stream that is capturing a graph: a prewarm step allocates and synchronises,
   /// which would end the program's capture (or record the step into its graph).
   std::optional<prewarm_status> refuse_capturing(cudaStream_t stream) const {
@@ -99,6 +87,14 @@ class prewarm_step {
   }
 
  private:
+  prewarm_status failure(cudaError_t error, const std::string& what) const {
+    if (pending_ == cudaSuccess) (void)cudaGetLastError();  // ours, not the program's
+    prewarm_status s;
+    s.error = error;
+    s.message = who_ + ": " + what;
+    s.took = elapsed();
+    return s;
+  }
   std::chrono::nanoseconds elapsed() const noexcept {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_);
   }
