@@ -121,6 +121,7 @@ inline void print(const report& r, std::ostream& os) {
   if (!r.module_loading.empty())
     os << "module loading " << r.module_loading << ", JIT cache " << r.jit_cache << "; attribution "
        << r.attribution_source << "; CPU sampling " << r.cpu_sampling << '\n';
+  if (!r.host_clock.empty()) os << "host clock: " << r.host_clock << '\n';
 
   const std::vector<std::string> head = {"site", "op", "clock", "calls", "warm-up", "first",
                                          "p50",  "p90", "p99",  "first excess", "warm-up excess", "GB/s first/steady/mean"};

@@ -30,6 +30,7 @@ namespace detail {
 struct static_site {  // keeps the macro-facing signature when disabled
   constexpr static_site(op_kind, std::string_view) noexcept {}
 };
+struct shard_slot {};
 }  // namespace detail
 WARMUP_END_NAMESPACE
 #endif
@@ -61,16 +62,18 @@ WARMUP_BEGIN_NAMESPACE
 
 /// @brief Measures one call of a site from construction to destruction.
 ///
-/// Host time always (steady clock); device time too when given a stream: two CUDA events
-/// recorded on that stream, read back later by `snapshot()`, never waited for here. The
-/// scope also opens an NVTX range in the `warmup` domain (category = the operation kind, the
-/// first call in red, payload = the call index) and feeds the site's first-call and
-/// steady-state figures. A site is the pair (kind, name): scopes with the same kind and name,
-/// wherever they are, are one site.
+/// Host time always (the cycle counter where the CPU vouches for it, else the steady clock;
+/// detail/time_base.hpp); device time too when given a stream: two CUDA events recorded on that
+/// stream, read back later by `snapshot()`, never waited for here. The scope also opens an NVTX
+/// range in the `warmup` domain (category = the operation kind, the first call in red, payload =
+/// the call index) and feeds the site's first-call and steady-state figures. A site is the pair
+/// (kind, name): scopes with the same kind and name, wherever they are, are one site.
 ///
-/// Cost: a name lookup in a per-thread hash table (use `WARMUP_SCOPE` on hot paths to skip
-/// it), two clock reads and an NVTX push/pop; a device-timed scope adds two event records
-/// (`cuEventRecord` on an explicit stream, `cudaEventRecord` on the null or per-thread stream).
+/// Cost: two reads of the cycle counter, an NVTX push/pop and plain stores to the calling
+/// thread's own figures (about 1.3x the two reads alone, BENCHMARKS.md); a named scope finds its
+/// site by the name's address in a small per-thread table (a hash lookup the first time a name
+/// is passed from a new place). A device-timed scope adds two event records (`cuEventRecord` on
+/// an explicit stream, `cudaEventRecord` on the null or per-thread stream).
 /// Never synchronises, never throws; an exception leaving the scope is measured and counted.
 ///
 /// Neither copyable nor movable, and it cannot be made with `new`: a scope lives on the stack
@@ -166,22 +169,23 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
                   "launch, region and context scopes take (name) or (name, stream)");
   }
 
-  /// @brief For `WARMUP_SCOPE`: the site was found once, by a static; `name` is not looked at.
-  scope(const detail::static_site& s, std::string_view name) noexcept {
+  /// @brief For `WARMUP_SCOPE`: the site was found once, by a static, and the thread's shard of
+  /// it is in a thread_local beside it; `name` is not looked at.
+  scope(const detail::static_site& s, detail::shard_slot& slot, std::string_view name) noexcept {
 #if WARMUP_ENABLED
-    if (detail::measuring.load(std::memory_order_relaxed)) begin(s.s, 0, nullptr, host_only);
+    if (detail::measuring.load(std::memory_order_relaxed)) begin(s.s, &slot, 0, nullptr, host_only);
 #else
-    (void)s;
+    (void)s, (void)slot;
 #endif
     (void)name;
   }
 
   /// @brief For `WARMUP_SCOPE(name, stream)`.
-  scope(const detail::static_site& s, std::string_view name, cudaStream_t stream) noexcept {
+  scope(const detail::static_site& s, detail::shard_slot& slot, std::string_view name, cudaStream_t stream) noexcept {
 #if WARMUP_ENABLED
-    if (detail::measuring.load(std::memory_order_relaxed)) begin(s.s, 0, stream, device_timed);
+    if (detail::measuring.load(std::memory_order_relaxed)) begin(s.s, &slot, 0, stream, device_timed);
 #else
-    (void)s, (void)stream;
+    (void)s, (void)slot, (void)stream;
 #endif
     (void)name;
   }
@@ -189,24 +193,24 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
   WARMUP_HOT_INLINE ~scope() {
 #if WARMUP_ENABLED
     if (site_ == nullptr) return;
-    const auto stop = detail::clock::now();
-    if (!site_->owns(index_)) {
+    const std::uint64_t stop = site_->time().now();
+    if (!site_->owns(call_)) {
       detail::nvtx_pop();
       return;
     }
-    const std::uint64_t host_ns = detail::ns_between(start_, stop) + carried_ns_;
-    const bool after_idle =
-        site_->end_host(index_, detail::ns_since_epoch(start_), detail::ns_since_epoch(stop), host_ns);
+    const std::uint64_t index_ = call_.index;
+    // Ticks of the site's clock (detail/time_base.hpp), converted when a snapshot reads them.
+    const std::uint64_t host = (stop > start_ ? stop - start_ : 0) + carried_;
+    const bool after_idle = site_->end_host(index_, start_, stop, host);
     detail::device_end(mark_, stream_, after_idle);
     detail::nvtx_pop();
-    if (index_ == 0 || after_idle)
-      site_->cold_call_ends(index_, detail::ns_since_epoch(start_), detail::ns_since_epoch(stop), after_idle);
+    if (index_ == 0 || after_idle) site_->cold_call_ends(index_, start_, stop, after_idle);
     if constexpr (Op::kind == op_kind::alloc) {
       if (this->pool_before_)
         if (const auto after = detail::pool_reserved(stream_))
           site_->pool_reserved(index_, *this->pool_before_, *after);
     }
-    site_->end_call(index_, host_ns, after_idle, bytes_, device_timed_, exceptions_.unwinding(exceptions_at_begin_));
+    site_->end_call(call_, host, after_idle, bytes_, device_timed_, exceptions_.unwinding(exceptions_at_begin_));
 #endif
   }
 
@@ -221,19 +225,26 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
  private:
   enum timing_mode { host_only, device_timed };
 
-  void begin(detail::site* s, std::uint64_t bytes, cudaStream_t stream, timing_mode mode,
+  /// For the named constructors: the site and the thread's shard slot, as the name cache holds them.
+  void begin(detail::named_site* n, std::uint64_t bytes, cudaStream_t stream, timing_mode mode,
+             const void* host = nullptr) noexcept {
+    if (n != nullptr) begin(n->s, &n->slot, bytes, stream, mode, host);
+  }
+
+  void begin(detail::site* s, detail::shard_slot* slot, std::uint64_t bytes, cudaStream_t stream, timing_mode mode,
              const void* host = nullptr) noexcept {
     if (s == nullptr) return;
     site_ = s;
     bytes_ = bytes;
     stream_ = stream;
-    index_ = s->begin_call();
+    call_ = s->begin_call(slot);
+    const std::uint64_t index_ = call_.index;
     if (index_ == 0) s->first_call_begins(mode == device_timed ? detail::current_context_exists() : std::nullopt);
     exceptions_at_begin_ = exceptions_.begin();
     detail::nvtx_push(s->nvtx, Op::kind, index_);
     device_timed_ = mode == device_timed;
     if (device_timed_ && s->wants_device(index_)) {
-      mark_ = detail::device_begin(s, index_, stream, carried_ns_);
+      mark_ = detail::device_begin(s, index_, stream, carried_);
       s->count_untimed(mark_.why);
     }
     // Memory signals (detail/memory_probe.hpp): driver calls, once CUDA was seen working.
@@ -249,19 +260,19 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
     } else {
       (void)host;
     }
-    start_ = detail::clock::now();  // last: the library's own work above stays out of the time
+    start_ = s->time().now();  // last: the library's own work above stays out of the time
   }
 
   detail::site* site_ = nullptr;
-  std::uint64_t index_ = 0;
-  std::uint64_t carried_ns_ = 0;
+  detail::call_ticket call_{0, nullptr};
+  std::uint64_t carried_ = 0;  ///< ticks of the first driver probe, which belong to the call
   std::uint64_t bytes_ = 0;
   cudaStream_t stream_ = nullptr;
   detail::device_mark mark_{};
   detail::exception_depth exceptions_;
   unsigned exceptions_at_begin_ = 0;
   bool device_timed_ = false;
-  detail::clock::time_point start_{};
+  std::uint64_t start_ = 0;  ///< ticks of the site's clock
 #endif
 };
 
@@ -310,7 +321,8 @@ WARMUP_END_NAMESPACE
 #define WARMUP_DETAIL_SCOPE(site_var, scope_var, ...)                                       \
   static const ::cuda_warmup::detail::static_site site_var{::cuda_warmup::op_kind::region, \
                                                            WARMUP_DETAIL_FIRST(__VA_ARGS__)}; \
-  const ::cuda_warmup::region_scope scope_var { site_var, __VA_ARGS__ }
+  static thread_local ::cuda_warmup::detail::shard_slot WARMUP_DETAIL_CONCAT(site_var, _shard);  \
+  const ::cuda_warmup::region_scope scope_var { site_var, WARMUP_DETAIL_CONCAT(site_var, _shard), __VA_ARGS__ }
 
 #if WARMUP_ENABLED
 /// @brief A region scope whose site is found once, by a function-local static:

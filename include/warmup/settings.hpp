@@ -10,6 +10,7 @@
 /// | `WARMUP_ATTRIBUTION`     | `set_attribution()`, `attribution_enabled()` | off                         |
 /// | `WARMUP_CPU_SAMPLING`    | `set_cpu_sampling()`, `cpu_sampling_interval()` | off; 100 us to 1 s, or on (1 ms) |
 /// | `WARMUP_REPORT`          | `write_report()` (report_file.hpp)         | at exit, when set             |
+/// | `WARMUP_CLOCK`           | none: read once, before the first scope    | `auto` (the cycle counter where trusted), `steady` |
 ///
 /// The variables are read once, before `main` (detail/environment.hpp); each value is checked,
 /// and one out of range or not understood is said on stderr and ignored. The functions take the
@@ -51,6 +52,7 @@ inline constexpr setting_variable variables[] = {
     {"WARMUP_TIMELINE_CALLS", "set_timeline_calls"},
     {"WARMUP_ATTRIBUTION", "set_attribution"},
     {"WARMUP_CPU_SAMPLING", "set_cpu_sampling"},
+    {"WARMUP_CLOCK", "(none: chosen before the first scope)"},
 };
 
 /// Loads CUPTI and starts collecting cause records, or stops (detail/runtime.hpp). Returns

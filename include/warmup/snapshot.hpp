@@ -197,11 +197,13 @@ inline attribution attribute(const std::vector<cold_window>& windows, const timi
   return a;
 }
 
-inline site_report read_site(const site& s) {
+/// One site's report; `time` converts its host figures, recorded in ticks, to ns.
+inline site_report read_site(const site& s, const time_map& time) {
   site_report r;
   r.name = s.name;
   r.op = s.op;
-  const series_data host_data = s.host_series().read();
+  series_data host_data = s.host_data();
+  scale(host_data, time.rate);
   r.host = summarize(host_data);
   r.calls = r.host.calls;
   if (const series* d = s.device_series_if_any()) {
@@ -240,8 +242,8 @@ inline site_report read_site(const site& s) {
   for (const timeline_call& c : s.timeline_calls()) {
     call_record rec;
     rec.index = c.index;
-    rec.host_start = since_origin(c.host_start);
-    rec.host = std::chrono::nanoseconds{static_cast<long long>(c.host_ns)};
+    rec.host_start = since_origin(time.to_ns(c.host_start));
+    rec.host = std::chrono::nanoseconds{static_cast<long long>(time.ns(c.host_ns))};
     if (c.device_start != 0) {
       rec.device_start = since_origin(c.device_start);
       rec.device = std::chrono::nanoseconds{static_cast<long long>(c.device_ns)};
@@ -305,8 +307,14 @@ inline report snapshot(device_wait wait = device_wait::no) {
         detail::cuda().pair_floor_ns[static_cast<std::size_t>(r.device->index)].load(std::memory_order_relaxed);
     if (floor != 0) r.device->event_pair_floor = std::chrono::nanoseconds{static_cast<long long>(floor - 1)};
   }
+  // A pair of clock readings now: the rate that converts every host figure comes from the
+  // longest stretch the run has.
+  detail::time_base& time = detail::host_time();
+  time.calibrate(true);
+  const detail::time_map conversion = time.map();
+  r.host_clock = time.describe();
   for (detail::site* s : detail::sites().all()) {
-    r.sites.push_back(detail::read_site(*s));
+    r.sites.push_back(detail::read_site(*s, conversion));
     r.library.site_bytes += s->bytes();
   }
   const detail::cuda_state& st = detail::cuda();

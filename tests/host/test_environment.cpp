@@ -92,3 +92,16 @@ TEST_CASE("WARMUP_CPU_SAMPLING: on, off, or microseconds in range") {
     CHECK(mentions(e, "CPU sampling stays off"));
   }
 }
+
+TEST_CASE("WARMUP_CLOCK: steady or auto; anything else keeps the cycle counter where trusted") {
+  CHECK(read({{"WARMUP_CLOCK", "steady"}}).clock_steady == 1);
+  CHECK(read({{"WARMUP_CLOCK", "auto"}}).clock_steady == 0);
+  CHECK(read({}).clock_steady == -1);
+  for (const char* bad : {"", "Steady", "tsc", "steady ", "1", "\x1b[2J"}) {
+    const auto e = read({{"WARMUP_CLOCK", bad}});
+    CHECK(e.clock_steady == -1);
+    CHECK(mentions(e, "WARMUP_CLOCK="));
+    CHECK(mentions(e, "the cycle counter stays"));
+    CHECK_FALSE(mentions(e, "unknown variable"));
+  }
+}

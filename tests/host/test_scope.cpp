@@ -1,6 +1,7 @@
 // Scopes on the host: what they count, how sites are identified, and what they survive.
 #include "catch.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 #include <sstream>
@@ -315,3 +316,64 @@ TEST_CASE("timed() measures a callable as a site and hands back its result") {
 static_assert(sizeof(warmup::launch_scope) == sizeof(warmup::region_scope), "scopes of equal duty, equal size");
 static_assert(!warmup::enabled_at_compile_time || sizeof(warmup::launch_scope) < sizeof(warmup::alloc_scope),
               "the pool reading lives in allocation scopes only");
+
+namespace {
+const warmup::detail::site* find_site(op_kind k, std::string_view name) {
+  for (const warmup::detail::site* s : warmup::detail::sites().all())
+    if (s->op == k && s->name == name) return s;
+  return nullptr;
+}
+void macro_calls(int n) {
+  for (int i = 0; i < n; ++i) {
+    WARMUP_SCOPE("scope.shard.macro");
+  }
+}
+}  // namespace
+
+TEST_CASE("threads that end give their shards back: a thread pool's churn keeps a site's shards few") {
+  constexpr int generations = 100, calls = 500;  // more threads over time than a site has shards
+  for (int g = 0; g < generations; ++g) {
+    std::thread t([] {
+      macro_calls(calls);
+      for (int i = 0; i < calls; ++i) warmup::region_scope s{"scope.shard.named"};
+    });
+    t.join();
+  }
+  const auto r = warmup::snapshot();
+  for (const char* name : {"scope.shard.macro", "scope.shard.named"}) {
+    INFO(name);
+    const auto* s = r.find(op_kind::region, name);
+    REQUIRE(s != nullptr);
+    CHECK(s->calls == std::uint64_t{generations} * calls);
+    CHECK(s->host.calls == std::uint64_t{generations} * calls);
+    CHECK(s->first_calls.size() == 64);  // the first 64 stay exact
+    const auto* site = find_site(op_kind::region, name);
+    REQUIRE(site != nullptr);
+    CHECK(site->shard_count() == 1);  // one thread at a time: the same shard, given again
+  }
+}
+
+TEST_CASE("more threads at once than a site has shards: the rest share a lane, no call lost") {
+  constexpr int threads = 80, calls = 2000;
+  static_assert(threads > int(warmup::detail::site::max_shards));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([] {
+      for (int i = 0; i < calls; ++i) warmup::region_scope s{"scope.shard.crowd"};
+    });
+  for (int i = 0; i < 5; ++i) (void)warmup::snapshot();
+  for (auto& th : pool) th.join();
+  const auto r = warmup::snapshot();
+  const auto* s = r.find(op_kind::region, "scope.shard.crowd");
+  REQUIRE(s != nullptr);
+  CHECK(s->calls == std::uint64_t{threads} * calls);
+  CHECK(s->host.calls == std::uint64_t{threads} * calls);
+  const auto* site = find_site(op_kind::region, "scope.shard.crowd");
+  REQUIRE(site != nullptr);
+  CHECK(site->shard_count() <= warmup::detail::site::max_shards);
+  // Indexes stay unique: the timeline holds no call twice.
+  std::vector<std::uint64_t> seen;
+  for (const auto& c : s->timeline) seen.push_back(c.index);
+  std::sort(seen.begin(), seen.end());
+  CHECK(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
+}

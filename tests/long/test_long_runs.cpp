@@ -13,9 +13,9 @@
 #include "warmup/profile.hpp"
 
 namespace {
-// README: a site holds at most 3 KiB plus 512 bytes per power of two of its durations; a
-// duration has at most 58 powers of two, so no site can pass 3 KiB + 58 x 512 = 32 KiB.
-constexpr std::size_t fixed_bound = 3 * 1024, block = 512, absolute_bound = fixed_bound + 58 * block;
+// README: a site holds at most 3.25 KiB plus 512 bytes per power of two of its durations; a
+// duration has at most 58 powers of two, so no site used by one thread can pass 3.25 + 29 KiB.
+constexpr std::size_t fixed_bound = 3328, block = 512, absolute_bound = fixed_bound + 58 * block;
 
 void step() { WARMUP_SCOPE("long.one_site"); }
 
@@ -50,7 +50,10 @@ TEST_CASE("10^8 calls on one site: counts exact, memory within the bound, sums c
   // The total is the exact sum: between calls x min and calls x max, and equal to calls x mean.
   const double total = double(s->host.total.count());
   CHECK(total >= double(calls) * double(s->host.steady->min.count()));
-  CHECK(total == Approx(double(s->host.steady->mean.count()) * double(calls)).epsilon(0.02));
+  // The mean is reported in whole ns (a scope here is some 15 to 30 ns): within 1 ns of total / calls.
+  const double mean = double(s->host.steady->mean.count());
+  CHECK(total >= (mean - 1) * double(calls));
+  CHECK(total <= (mean + 1) * double(calls));
 }
 
 TEST_CASE("99,990 distinct sites, just under the cap: every one counted, memory within the bound") {

@@ -1,10 +1,12 @@
 /// @file
-/// @brief The host clock every scope reads.
+/// @brief The host clocks: `steady_clock` for the library's own bookkeeping, and the time base
+/// every scope reads (the CPU's cycle counter where it can be trusted, converted afterwards).
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
 #include "warmup/detail/process.hpp"
+#include "warmup/detail/time_base.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -12,8 +14,8 @@
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
-/// Host time is `std::chrono::steady_clock`: monotonic, and cheap enough to read twice a scope
-/// (the two reads are part of the `raw_parts` baseline in BENCHMARKS.md).
+/// The library's reference clock: cold windows, CUPTI records, device anchors, timelines and
+/// reports are in its nanoseconds. Scopes read `time_base::now()` instead (time_base.hpp).
 using clock = std::chrono::steady_clock;
 
 inline std::uint64_t ns_since_epoch(clock::time_point t) noexcept {
@@ -37,6 +39,10 @@ inline std::uint64_t ns_between(clock::time_point a, clock::time_point b) noexce
   const auto d = std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
   return d > 0 ? static_cast<std::uint64_t>(d) : 0;
 }
+
+/// The process's time base: one for every copy of the library, since a copy's snapshot converts
+/// ticks that another copy's scopes recorded.
+inline time_base& host_time() noexcept { return once().time; }
 
 }  // namespace detail
 WARMUP_END_NAMESPACE

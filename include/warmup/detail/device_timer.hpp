@@ -244,20 +244,24 @@ inline event_ring* ring_for_implicit(cudaStream_t stream, untimed& why) noexcept
 /// Starts the device measurement of call `index` of `sink` on `stream`. Returns a mark without
 /// a ring, saying why (the call is then host-timed only), when there is no GPU, the stream is
 /// being captured into a graph, the device's context does not exist yet, or a CUDA error
-/// stands in the way. `carried_ns` receives the time of the process's first driver probe, which
-/// the program would otherwise have paid inside this same scope and so belongs to its host time.
+/// stands in the way. `carried` receives the time of the process's first driver probe (ticks of
+/// the scopes' clock), which the program would otherwise have paid inside this same scope and so
+/// belongs to its host time.
 inline device_mark device_begin(device_sink* sink, std::uint64_t index, cudaStream_t stream,
-                                std::uint64_t& carried_ns) noexcept {
+                                std::uint64_t& carried) noexcept {
   device_mark m;
   cuda_state& st = cuda();
   if (st.runtime.load(std::memory_order_acquire) != cuda_state::available || st.closed.load(std::memory_order_relaxed)) {
+    const time_base& time = host_time();
     const auto t0 = clock::now();
+    const std::uint64_t k0 = time.now();
     const bool ok = runtime_available();
+    const std::uint64_t k1 = time.now();
     const std::uint64_t probe_ns = ns_between(t0, clock::now());
     // Where a GPU answered, the probe initialised the driver that this scope's own CUDA call
     // would have: it belongs to the call. Where none did, the body did no GPU work that could
     // have paid it: it is the library's own cost.
-    if (ok) carried_ns = probe_ns;
+    if (ok) carried = k1 > k0 ? k1 - k0 : 0;
     else st.probe_ns.fetch_add(probe_ns, std::memory_order_relaxed);
     if (!ok) {
       m.why = untimed::unavailable;

@@ -16,6 +16,7 @@
 
 #include <unistd.h>  // environ
 
+#include "warmup/detail/process.hpp"
 #include "warmup/detail/text.hpp"
 #include "warmup/settings.hpp"
 
@@ -30,6 +31,7 @@ struct environment_settings {
   std::int64_t idle_ms = -1;  ///< 1 .. 3,600,000
   std::int64_t timeline_calls = -1;  ///< 1 .. 100,000
   std::int64_t cpu_sampling_us = -1;  ///< 0 (off), or 100 .. 1,000,000
+  int clock_steady = -1;      ///< 1: steady_clock whatever the CPU has; 0: the cycle counter where trusted
   std::vector<std::string> messages;  ///< one per variable that was not understood
 };
 
@@ -85,6 +87,12 @@ environment_settings read_environment(Get&& get, const std::vector<std::string_v
       bad("WARMUP_CPU_SAMPLING", s, "on, off, or a whole number of microseconds from 100 to 1000000",
           "CPU sampling stays off");
   }
+  if (const char* v = get("WARMUP_CLOCK")) {
+    const std::string_view s{v};
+    if (s == "steady") e.clock_steady = 1;
+    else if (s == "auto") e.clock_steady = 0;
+    else bad("WARMUP_CLOCK", s, "steady or auto", "the cycle counter stays where the CPU can be trusted");
+  }
   for (std::string_view name : set_names) {
     if (name.substr(0, 7) != "WARMUP_") continue;
     bool known = false;
@@ -125,6 +133,7 @@ inline void apply_environment() noexcept {
     if (e.timeline_calls > 0) set_timeline_calls(static_cast<std::uint32_t>(e.timeline_calls));
     if (e.attribution == 1) (void)set_attribution(true);
     if (e.cpu_sampling_us > 0) set_cpu_sampling(std::chrono::microseconds(e.cpu_sampling_us));
+    once().time.start(e.clock_steady == 1 ? "WARMUP_CLOCK=steady" : nullptr);
     for (const std::string& m : e.messages) std::fprintf(stderr, "warmup: %s\n", m.c_str());
   } WARMUP_CATCH_ALL {
     std::fputs("warmup: the WARMUP_* variables could not be read (out of memory); defaults kept\n", stderr);

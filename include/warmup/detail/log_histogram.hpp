@@ -101,7 +101,7 @@ class log_histogram {
   }
 
  private:
-  struct block {
+  struct alignas(64) block {  // no line shared with another thread's histogram
     std::array<std::atomic<std::uint64_t>, sub_count> n{};
   };
 

@@ -23,6 +23,7 @@
 #include <dlfcn.h>
 
 #include "warmup/detail/busy.hpp"
+#include "warmup/detail/time_base.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -125,6 +126,7 @@ struct process_once {
   std::mutex m;
   bool started = false;
   std::atomic<std::uint64_t> start_ns{0};  ///< steady-clock ns when the first copy started
+  time_base time;  ///< the scopes' clock (time_base.hpp), chosen as the first copy starts
 };
 
 inline process_once& once() noexcept { return shared<process_once, slot::process>(); }

@@ -102,6 +102,7 @@ inline constexpr fork_lock fork_locks[] = {
     {[]() noexcept { rings().lock(); }, []() noexcept { rings().unlock(); }},
     {[]() noexcept { cause_records().lock(); }, []() noexcept { cause_records().unlock(); }},
     {[]() noexcept { notice_board().lock(); }, []() noexcept { notice_board().unlock(); }},
+    {[]() noexcept { once().time.lock(); }, []() noexcept { once().time.unlock(); }},
 };
 
 inline void before_fork() noexcept {
@@ -130,6 +131,7 @@ inline void after_fork_in_child() noexcept {
   mine.last = nullptr;
   rings().forget_locked();
   sites().reset_locked();
+  my_names().forget_shards();  // the sites made every shard spare
   notice_board().reset_locked();
   cause_records().reset_locked();  // the parent's CUPTI is not the child's
   cause_records().collecting.store(false, std::memory_order_relaxed);
@@ -225,6 +227,7 @@ inline void ensure_started() noexcept {
       o.started = true;
       (void)process_start();
       apply_environment();
+      o.time.start(nullptr);  // where the environment could not be read: the CPU decides
       (void)register_fork_handlers();
       (void)register_report_at_exit();
       keep_this_copy_loaded();

@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
+#include <new>
 #include <vector>
 
 #include "warmup/config.hpp"
@@ -82,6 +85,12 @@ class later_lane {
 
   std::size_t bytes() const noexcept { return sizeof(*this) - sizeof(hist_) + hist_.bytes(); }
 
+  /// Forgets every call. Only while no other thread can record (in a forked child).
+  void reset() noexcept {
+    this->~later_lane();
+    new (this) later_lane{};
+  }
+
  private:
   static void lower(std::atomic<std::uint64_t>& a, std::uint64_t v) noexcept {
     std::uint64_t cur = a.load(std::memory_order_relaxed);
@@ -108,10 +117,10 @@ class later_lane {
 /// is bounded whatever the number of calls. Every member is atomic: recording never locks, and
 /// a snapshot may read while threads record.
 ///
-/// Later calls go to one of two lanes: the owner's (the first thread to record one), updated with
-/// plain stores, and a shared lane for every other thread, made the first time one records,
-/// updated with atomic read-modify-writes. A site used by one thread, the common case, pays for
-/// no locked instruction here.
+/// Later calls go to the lane the caller names (a thread's shard of its site, site.hpp: plain
+/// stores, read by a snapshot beside the series' own), or else to one of two lanes: the owner's
+/// (the first thread to record one), updated with plain stores, and a shared lane for every
+/// other thread, made the first time one records, updated with atomic read-modify-writes.
 class series {
  public:
   static constexpr std::size_t window = 64;
@@ -129,7 +138,9 @@ class series {
   }
 
   /// Records the duration of call number `index` (0 = the site's first call).
-  WARMUP_HOT_INLINE void record(std::uint64_t index, std::uint64_t ns, bool candidate = false) noexcept {
+  /// `own`: a lane only the calling thread writes, or nullptr.
+  WARMUP_HOT_INLINE void record(std::uint64_t index, std::uint64_t ns, bool candidate = false,
+                                later_lane* own = nullptr) noexcept {
     ns = std::min(ns, max_ns);
     if (index < window) {
       first_[index].store(ns | recorded_bit | (candidate ? candidate_bit : 0), std::memory_order_release);
@@ -150,6 +161,7 @@ class series {
       k = shift_.load(std::memory_order_relaxed);
     }
     const auto dev = static_cast<std::int64_t>(ns) - static_cast<std::int64_t>(k);
+    if (own != nullptr) return own->add<true>(ns, dev);
     const void* me = &writer_token;
     const void* owner = owner_.load(std::memory_order_relaxed);
     if (owner == nullptr) {
@@ -161,8 +173,10 @@ class series {
     lost_.fetch_add(1, std::memory_order_relaxed);
   }
 
-  /// Reads what has been recorded so far; calls still in flight are simply not there yet.
-  series_data read() const {
+  /// Reads what has been recorded so far, with the lanes in `extra` (shards of the series' site);
+  /// calls still in flight are simply not there yet.
+  template <class Lanes = std::initializer_list<const later_lane*>>
+  series_data read(const Lanes& extra = {}) const {
     series_data d;
     for (const auto& slot : first_) {
       const std::uint64_t v = slot.load(std::memory_order_acquire);
@@ -174,10 +188,16 @@ class series {
     }
     d.later_min = std::numeric_limits<std::uint64_t>::max();
     own_.read_into(d);
+    std::size_t lanes = 1;
     if (const later_lane* l = shared_.load(std::memory_order_acquire)) {
       l->read_into(d);
-      merge_buckets(d.later);
+      ++lanes;
     }
+    for (const later_lane* l : extra) {
+      l->read_into(d);
+      ++lanes;
+    }
+    if (lanes > 1) merge_buckets(d.later);
     d.shift = shift_.load(std::memory_order_relaxed);
     // The sum needs no counter of its own: sum = count x shift + sum of deviations.
     if (d.later_count != 0)
@@ -233,6 +253,22 @@ class series {
   std::array<std::atomic<std::uint64_t>, window> first_{};
   std::array<std::atomic<std::uint64_t>, candidate_slots> candidates_{};
 };
+
+/// Converts a series read in ticks (time_base.hpp) to ns at `ns_per_tick`: every figure scales
+/// by the same factor, so the histogram's relative error and the first calls' order are kept.
+inline void scale(series_data& d, double ns_per_tick) noexcept {
+  if (ns_per_tick == 1.0) return;
+  const auto s = [&](std::uint64_t v) { return static_cast<std::uint64_t>(std::llround(double(v) * ns_per_tick)); };
+  for (auto& c : d.first) c.ns = s(c.ns);
+  for (auto& v : d.after_idle) v = s(v);
+  for (auto& b : d.later) b = {s(b.lowest), s(b.highest), b.count};
+  d.later_sum = s(d.later_sum);
+  d.later_sq_dev *= ns_per_tick * ns_per_tick;
+  d.later_dev = static_cast<std::int64_t>(std::llround(double(d.later_dev) * ns_per_tick));
+  d.shift = s(d.shift);
+  d.later_min = s(d.later_min);
+  d.later_max = s(d.later_max);
+}
 
 }  // namespace detail
 WARMUP_END_NAMESPACE

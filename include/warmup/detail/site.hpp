@@ -80,6 +80,35 @@ struct site_counts {
   std::uint64_t host_pinned = 0, host_pageable = 0;
 };
 
+/// A thread's own part of a site's figures once the site is past its first calls: a block of
+/// call indexes taken from the site's counter at once, and the later calls' figures, written by
+/// that thread alone with plain stores. Threads sharing a site then write no common cache line
+/// per call. Kept by the site until the process ends (a snapshot reads it). Aligned to a cache
+/// line, so that two threads' shards never share one.
+struct alignas(64) shard {
+  std::uint64_t next = 0, end = 0;  ///< the thread's current block of call indexes
+  later_lane lane;
+  shard* link = nullptr;   ///< the site's list of every shard, newest first
+  shard* spare = nullptr;  ///< the site's shards whose thread ended, to give again
+};
+
+/// Where a thread keeps its shard of a site: a `WARMUP_SCOPE`'s thread_local, or the entry of the
+/// thread's name cache. Trivially constructible and destructible (no TLS destructor).
+struct shard_slot {
+  shard* p = nullptr;
+  bool refused = false;  ///< the site had no shard left to give: this thread uses the shared lane
+};
+
+class site;
+/// Notes that the calling thread holds `slot`'s shard of `s`, to give back when the thread ends.
+inline bool hold_shard(site* s, shard_slot* slot) noexcept;
+
+/// A call's index, and the shard it was taken from (nullptr: from the site's counter).
+struct call_ticket {
+  std::uint64_t index;
+  shard* from;
+};
+
 /// A site's cold calls, for attribution: its first call (with what it did on the host) and the
 /// latest calls made after idling. Made at the first call, off its measured time.
 struct cold_calls {
@@ -102,12 +131,14 @@ class site final : public device_sink {
   site(op_kind k, std::string_view n, std::uint32_t i)
       : name(n), op(k), id(i), line_(timeline_config().first_calls.load(std::memory_order_relaxed)) {
     nvtx.set(name);
+    past_at_ = std::max<std::uint64_t>(series::window, line_.first_calls());
   }
   site(const site&) = delete;
   site& operator=(const site&) = delete;
   ~site() {  // the registry's sites are never destroyed
     delete device_.load(std::memory_order_relaxed);
     delete cold_.load(std::memory_order_relaxed);
+    for (shard* s = shards_.load(std::memory_order_relaxed); s != nullptr;) delete std::exchange(s, s->link);
   }
 
   const std::string name;
@@ -117,8 +148,23 @@ class site final : public device_sink {
 
   // ---- A scope's calls, in the order it makes them.
 
-  /// Starts a call; returns its index (0 for the site's first).
-  WARMUP_HOT_INLINE std::uint64_t begin_call() noexcept { return entered_.fetch_add(1, std::memory_order_relaxed); }
+  /// Call indexes a shard takes at once, and the most shards a site gives (threads beyond share
+  /// the series' shared lane).
+  static constexpr std::uint64_t index_block = 256;
+  static constexpr std::size_t max_shards = 64;
+
+  /// The clock the site's calls are timed with.
+  const time_base& time() const noexcept { return *time_; }
+
+  /// Starts a call; returns its index (0 for the site's first). The first calls (the exact
+  /// window, and the timeline's first calls) take their index one by one, in the order they
+  /// start; later ones from the calling thread's block, where `slot` holds its shard, so that
+  /// indexes stay unique but no longer follow time across threads.
+  WARMUP_HOT_INLINE call_ticket begin_call(shard_slot* slot) noexcept {
+    if (slot != nullptr)
+      if (shard* sh = slot->p; sh != nullptr && sh->next != sh->end) return {sh->next++, sh};
+    return begin_call_slow(slot);
+  }
 
   /// Whether call `index` is device-timed: every call when sampling is off, else the sampler's
   /// choice; a call left out is counted.
@@ -141,25 +187,29 @@ class site final : public device_sink {
   /// Whether call `index` still belongs to this site's calls: false when the site was reset
   /// after the call began (the process forked inside the scope; this is the child, which
   /// starts clean).
-  WARMUP_HOT_INLINE bool owns(std::uint64_t index) const noexcept {
-    return index < entered_.load(std::memory_order_relaxed);
+  WARMUP_HOT_INLINE bool owns(const call_ticket& t) const noexcept {
+    // A shard's block is emptied by the reset: the counter's line, written by every block
+    // taken, is not read per call.
+    return t.from != nullptr ? t.index < t.from->end : t.index < entered_.load(std::memory_order_relaxed);
   }
 
-  /// The host side of call `index`, from `start_ns` to `stop_ns` (steady-clock ns), `host_ns`
+  /// The host side of call `index`, from `start` to `stop` (ticks of time()), `host` ticks
   /// long: on the timeline first, as its device side may be read back from the moment the
   /// scope records its end event. Returns whether the call came after idling.
-  WARMUP_HOT_INLINE bool end_host(std::uint64_t index, std::uint64_t start_ns, std::uint64_t stop_ns,
-                                  std::uint64_t host_ns) noexcept {
-    const bool after_idle = idle_.candidate(start_ns, stop_ns);
-    timeline_host(&line_, index, start_ns, host_ns);
+  WARMUP_HOT_INLINE bool end_host(std::uint64_t index, std::uint64_t start, std::uint64_t stop,
+                                  std::uint64_t host) noexcept {
+    const bool after_idle = idle_.candidate(start, stop, time_->ns_per_tick());
+    timeline_host(&line_, index, start, host);
     return after_idle;
   }
 
   /// The rest of call `index`: its host time, its bytes, whether an exception ended it, and for
   /// device-timed calls what the sampler learns from its host time.
-  WARMUP_HOT_INLINE void end_call(std::uint64_t index, std::uint64_t host_ns, bool after_idle, std::uint64_t bytes,
+  WARMUP_HOT_INLINE void end_call(const call_ticket& t, std::uint64_t host, bool after_idle, std::uint64_t bytes,
                                   bool device_timed, bool threw) noexcept {
-    host_.record(index, host_ns, after_idle);
+    const std::uint64_t index = t.index;
+    const std::uint64_t host_ns = host;  // ticks: the sampler compares them with each other only
+    host_.record(index, host, after_idle, t.from != nullptr ? &t.from->lane : nullptr);
     if (device_timed) sampler_.observe(index, host_ns);
     if (bytes != 0) add_bytes(index, bytes);
     if (threw) exceptions_.fetch_add(1, std::memory_order_relaxed);
@@ -193,11 +243,17 @@ class site final : public device_sink {
     }
   }
 
-  /// After a cold call's clock stopped: its window, and for the first call what it did on the host.
-  void cold_call_ends(std::uint64_t index, std::uint64_t start_ns, std::uint64_t stop_ns, bool after_idle) noexcept {
+  /// After a cold call's clock stopped: its window (from `start` to `stop`, ticks of time()),
+  /// and for the first call what it did on the host.
+  void cold_call_ends(std::uint64_t index, std::uint64_t start, std::uint64_t stop, bool after_idle) noexcept {
     if (index == 0) stop_cpu_sampling(this);  // first: the samples' CPU time lies within `before`..`after`
     const thread_usage after = index == 0 ? read_thread_usage() : thread_usage{};
     const busy_section busy;
+    // In steady-clock ns, as CUPTI's records are: converted over the call's own length, from a
+    // pair read now; and a pair kept where one is due, so the rate is known from the second call on.
+    time_->calibrate(false);
+    const time_base::converter now = time_->recent();
+    const std::uint64_t start_ns = now.to_ns(start), stop_ns = now.to_ns(stop);
     WARMUP_TRY {
       // A first call keeps its window where it was probed or attribution runs: a program of
       // 10^5 sites does not pay for 10^5 windows nobody reads.
@@ -255,7 +311,12 @@ class site final : public device_sink {
 
   // ---- A snapshot's side.
 
-  const series& host_series() const noexcept { return host_; }
+  /// The host series with every shard's lane, in ticks of time().
+  series_data host_data() const {
+    std::vector<const later_lane*> lanes;
+    for (const shard* s = shards_.load(std::memory_order_acquire); s != nullptr; s = s->link) lanes.push_back(&s->lane);
+    return host_.read(lanes);
+  }
   const series* device_series_if_any() const noexcept { return device_.load(std::memory_order_acquire); }
   std::vector<timeline_call> timeline_calls() const { return line_.read(); }
   site_counts counts() const noexcept {
@@ -278,14 +339,24 @@ class site final : public device_sink {
     return c;
   }
 
+  /// Shards made (given to threads or spare): at most max_shards.
+  std::size_t shard_count() const noexcept {
+    const busy_section busy;
+    std::lock_guard<std::mutex> lock(shards_m_);
+    return shard_count_;
+  }
+
   /// Memory held: the site, its timeline, its histograms' blocks, its device series, and its
   /// name where the string keeps it outside the site.
   std::size_t bytes() const noexcept {
     const series* d = device_series_if_any();
     const char* p = name.data();
     const bool name_inside = p >= reinterpret_cast<const char*>(this) && p < reinterpret_cast<const char*>(this + 1);
+    std::size_t shards = 0;
+    for (const shard* s = shards_.load(std::memory_order_acquire); s != nullptr; s = s->link)
+      shards += sizeof(shard) - sizeof(later_lane) + s->lane.bytes();
     return sizeof(*this) - sizeof(line_) - sizeof(host_) + line_.bytes() + host_.bytes() +
-           (name_inside ? 0 : name.capacity() + 1) + (d != nullptr ? d->bytes() : 0) + cold_bytes();
+           (name_inside ? 0 : name.capacity() + 1) + (d != nullptr ? d->bytes() : 0) + cold_bytes() + shards;
   }
 
   std::size_t cold_bytes() const noexcept {
@@ -316,6 +387,14 @@ class site final : public device_sink {
   /// child, which starts with a clean report.
   void reset() noexcept {
     entered_.store(0, std::memory_order_relaxed);
+    past_.store(false, std::memory_order_relaxed);
+    spare_ = nullptr;  // every shard is free in the child: its one thread forgets those it held
+    for (shard* s = shards_.load(std::memory_order_relaxed); s != nullptr; s = s->link) {
+      s->next = s->end = 0;
+      s->lane.reset();
+      s->spare = std::exchange(spare_, s);
+    }
+    new (&shards_m_) std::mutex;  // a thread the child does not have may have held it
     new (&idle_) idle_tracker{};
     new (&sampler_) device_sampler{};
     for (auto* a : {&sampled_out_, &exceptions_, &bytes_first_, &bytes_total_, &captured_, &unavailable_, &dropped_,
@@ -354,9 +433,63 @@ class site final : public device_sink {
     return s;
   }
 
-  // What every call touches shares one cache line: after a kernel launch has swept the
-  // caches, each further line a scope reads costs a miss.
+  /// The slow half of begin_call: the first calls, a thread's first block, a block used up.
+  [[gnu::noinline]] call_ticket begin_call_slow(shard_slot* slot) noexcept {
+    if (slot != nullptr && !slot->refused && past_.load(std::memory_order_relaxed)) {
+      if (slot->p == nullptr && (slot->p = take_shard()) != nullptr && !hold_shard(this, slot)) {
+        give_back(slot->p);  // no room to note it: it could not be given back at the thread's end
+        slot->p = nullptr;
+      }
+      if (slot->p == nullptr) slot->refused = true;
+      if (shard* sh = slot->p) {
+        const std::uint64_t i = entered_.fetch_add(index_block, std::memory_order_relaxed);
+        sh->next = i + 1;
+        sh->end = i + index_block;
+        return {i, sh};
+      }
+    }
+    const std::uint64_t i = entered_.fetch_add(1, std::memory_order_relaxed);
+    if (i + 1 >= past_at_ && !past_.load(std::memory_order_relaxed)) past_.store(true, std::memory_order_relaxed);
+    return {i, nullptr};
+  }
+
+  /// A shard for the calling thread: one an ended thread gave back, else a new one; nullptr
+  /// where the site gave all it gives.
+  shard* take_shard() noexcept {
+    const busy_section busy;
+    std::lock_guard<std::mutex> lock(shards_m_);
+    if (shard* s = spare_) {
+      spare_ = s->spare;
+      return s;
+    }
+    if (shard_count_ == max_shards) return nullptr;
+    auto* s = new (std::nothrow) shard{};
+    if (s == nullptr) return nullptr;
+    s->link = shards_.load(std::memory_order_relaxed);
+    shards_.store(s, std::memory_order_release);
+    ++shard_count_;
+    return s;
+  }
+
+ public:
+  /// A shard whose thread ended (or could not note it): its figures stay, its unused indexes
+  /// are dropped, and the next thread that needs one takes it.
+  void give_back(shard* s) noexcept {
+    const busy_section busy;
+    std::lock_guard<std::mutex> lock(shards_m_);
+    s->next = s->end = 0;
+    s->spare = spare_;
+    spare_ = s;
+  }
+
+ private:
+  // The counter has a line of its own: every block taken writes it. What every call reads
+  // shares the next line: after a kernel launch has swept the caches, each further line a scope
+  // reads costs a miss.
   alignas(64) std::atomic<std::uint64_t> entered_{0};  ///< calls begun; also the next call's index
+  alignas(64) time_base* time_ = &host_time();  // found once: the process anchor is behind it
+  std::atomic<bool> past_{false};  ///< past the first calls: threads with a shard take blocks
+  std::uint64_t past_at_ = series::window;
   idle_tracker idle_;
   device_sampler sampler_;
   std::atomic<std::uint64_t> sampled_out_{0};  ///< warm and steady: host time only
@@ -380,6 +513,11 @@ class site final : public device_sink {
 
   std::atomic<series*> device_{nullptr};
   std::atomic<cold_calls*> cold_{nullptr};
+
+  std::atomic<shard*> shards_{nullptr};
+  mutable std::mutex shards_m_;
+  std::size_t shard_count_ = 0;
+  shard* spare_ = nullptr;
 
   cold_calls* cold() noexcept {
     cold_calls* c = cold_.load(std::memory_order_acquire);
@@ -481,10 +619,54 @@ inline registry& sites() noexcept {
   return shared<registry, slot::registry>();
 }
 
+/// A site as a thread finds it by name: the site, and the thread's shard of it.
+struct named_site {
+  site* s = nullptr;
+  shard_slot slot;
+};
+
 /// Finds a site by name for the named-scope constructors: a per-thread cache first, so threads
-/// do not meet on the registry's mutex once they have seen a name.
+/// do not meet on the registry's mutex once they have seen a name. In front of its hash table,
+/// a small table keyed by the name's address: a name passed again from the same place (a
+/// literal, a string kept by the caller) is found with one comparison of its characters, not a
+/// hash and a division.
 struct name_cache {
-  std::unordered_map<std::string_view, site*> by_kind[op_kind_count];
+  std::unordered_map<std::string_view, named_site> by_kind[op_kind_count];
+  struct recent {
+    const char* data = nullptr;
+    std::size_t size = 0;
+    op_kind kind = op_kind::region;
+    named_site* found = nullptr;
+  };
+  static constexpr std::size_t recent_count = 64;
+  recent by_address[recent_count];
+
+  /// The shards this thread took, given back when it ends (before the entries above, whose
+  /// slots point at some of them, are freed). A scope that runs later in the thread's end, in
+  /// another thread_local's destructor, finds its slot refused and uses the site's shared lane.
+  struct held_shard {
+    site* s;
+    shard_slot* slot;
+  };
+  std::vector<held_shard> held;
+  void give_back_shards() noexcept {
+    for (const held_shard& h : held) {
+      if (h.slot->p != nullptr) h.s->give_back(h.slot->p);
+      h.slot->p = nullptr;
+      h.slot->refused = true;
+    }
+    held.clear();
+  }
+  /// In a forked child: the sites made every shard spare; this thread holds none any more.
+  void forget_shards() noexcept {
+    for (const held_shard& h : held) *h.slot = shard_slot{};
+    held.clear();
+  }
+
+  static std::size_t slot_of(op_kind k, std::string_view name) noexcept {
+    const auto a = reinterpret_cast<std::uintptr_t>(name.data());
+    return ((a >> 3) ^ (a >> 9) ^ name.size() ^ (static_cast<std::size_t>(k) << 4)) % recent_count;
+  }
 };
 
 /// The calling thread's cache, freed when the thread ends, except the main thread's: that one
@@ -497,7 +679,9 @@ inline name_cache& my_names() {
     alignas(name_cache) unsigned char storage[sizeof(name_cache)];
     holder() { new (storage) name_cache; }
     ~holder() {
-      if (static_cast<pid_t>(::syscall(SYS_gettid)) != ::getpid()) get().~name_cache();
+      if (static_cast<pid_t>(::syscall(SYS_gettid)) == ::getpid()) return;
+      get().give_back_shards();
+      get().~name_cache();
     }
     name_cache& get() noexcept { return *std::launder(reinterpret_cast<name_cache*>(storage)); }
   };
@@ -505,25 +689,51 @@ inline name_cache& my_names() {
   return h.get();
 }
 
-inline site* lookup(op_kind k, std::string_view name) noexcept {
+inline bool hold_shard(site* s, shard_slot* slot) noexcept {
   WARMUP_TRY {
-    auto& c = my_names().by_kind[static_cast<std::size_t>(k)];
-    if (auto it = c.find(name); it != c.end()) return it->second;
-    // A name this thread has not seen: the library may not have started yet (a scope in another
-    // file's static constructor), and starting may apply WARMUP_ENABLE=0.
-    ensure_started();
-    if (!measuring.load(std::memory_order_relaxed)) return nullptr;
     const busy_section busy;
-    site* s = sites().find_or_add(k, name);
-    if (s != nullptr) c.emplace(std::string_view{s->name}, s);
-    return s;
+    my_names().held.push_back({s, slot});
+    return true;
   } WARMUP_CATCH_ALL {
-    return sites().find_or_add(k, name);
+    return false;
   }
 }
 
+/// lookup() where the name is not in the small table: the hash table, then the registry.
+[[gnu::noinline]] inline named_site* lookup_slow(name_cache& c, name_cache::recent& r, op_kind k,
+                                                   std::string_view name) noexcept {
+  WARMUP_TRY {
+    auto& names = c.by_kind[static_cast<std::size_t>(k)];
+    auto it = names.find(name);
+    if (it == names.end()) {
+      // A name this thread has not seen: the library may not have started yet (a scope in another
+      // file's static constructor), and starting may apply WARMUP_ENABLE=0.
+      ensure_started();
+      if (!measuring.load(std::memory_order_relaxed)) return nullptr;
+      const busy_section busy;
+      site* s = sites().find_or_add(k, name);
+      if (s == nullptr) return nullptr;
+      it = names.emplace(std::string_view{s->name}, named_site{s, {}}).first;
+    }
+    r = {name.data(), name.size(), k, &it->second};
+    return &it->second;
+  } WARMUP_CATCH_ALL {
+    return nullptr;  // out of memory: the scope measures nothing rather than failing
+  }
+}
+
+inline named_site* lookup(op_kind k, std::string_view name) noexcept {
+  name_cache& c = my_names();
+  name_cache::recent& r = c.by_address[name_cache::slot_of(k, name)];
+  // The characters are compared: a caller's buffer may hold another name at the same address.
+  if (r.found != nullptr && r.data == name.data() && r.size == name.size() && r.kind == k && r.found->s->name == name)
+    return r.found;
+  return lookup_slow(c, r, k, name);
+}
+
 /// The per-site data of a `WARMUP_SCOPE`: a function-local static made once, so the hot path
-/// passes a pointer and never hashes a string.
+/// passes a pointer and never hashes a string. Each thread's shard of the site is in a
+/// thread_local `shard_slot` beside it.
 struct static_site {
   site* const s;
   static_site(op_kind k, std::string_view name) noexcept : s(sites().find_or_add(k, name)) {}

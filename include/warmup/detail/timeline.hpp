@@ -30,8 +30,8 @@ inline timeline_settings& timeline_config() noexcept {
 /// reads the call's events back; 0 means "not yet".
 struct timeline_entry {
   std::atomic<std::uint64_t> index_plus_one{0};
-  std::atomic<std::uint64_t> host_start{0};  ///< steady-clock ns
-  std::atomic<std::uint64_t> host_ns{0};
+  std::atomic<std::uint64_t> host_start{0};  ///< ticks of the site's time base (snapshots convert)
+  std::atomic<std::uint64_t> host_ns{0};     ///< ticks, likewise
   std::atomic<std::uint64_t> device_start{0};  ///< steady-clock ns, via the device's anchor
   std::atomic<std::uint64_t> device_ns{0};
 };
@@ -75,6 +75,8 @@ class timeline {
     return nullptr;
   }
   bool holds(std::uint64_t index) const noexcept { return find(index) != nullptr; }
+  /// Calls placed from the site's first, one by one.
+  std::size_t first_calls() const noexcept { return first_; }
 
   std::vector<timeline_call> read() const {
     std::vector<timeline_call> out;

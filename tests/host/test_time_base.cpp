@@ -1,0 +1,151 @@
+// The scopes' clock: the cycle counter, converted from pairs of readings, agrees with the steady
+// clock; a counter that disagrees is dropped; WARMUP_CLOCK=steady forces the steady clock.
+#include "catch.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "warmup/profile.hpp"
+
+using namespace std::chrono_literals;
+using warmup::detail::clock_pair;
+using warmup::detail::time_base;
+using warmup::detail::time_source;
+
+namespace {
+bool steady_forced() {
+  const char* v = std::getenv("WARMUP_CLOCK");
+  return v != nullptr && std::strcmp(v, "steady") == 0;
+}
+}  // namespace
+
+TEST_CASE("a scope's time agrees with the steady clock within 0.1% over 100 ms", "[clock]") {
+  const auto before = std::chrono::steady_clock::now();
+  {
+    warmup::region_scope s{"clock.hundred_ms"};
+    std::this_thread::sleep_for(100ms);
+  }
+  const auto after = std::chrono::steady_clock::now();
+  const warmup::report r = warmup::snapshot();
+  const auto* s = r.find(warmup::op_kind::region, "clock.hundred_ms");
+  REQUIRE(s != nullptr);
+  // The steady bracket holds the scope and its own few hundred ns: the scope's time lies within
+  // it, give or take 0.1%.
+  const double outside = double(std::chrono::duration_cast<std::chrono::nanoseconds>(after - before).count());
+  const double measured = double(s->host.first.count());
+  CHECK(measured <= outside * 1.001);
+  CHECK(measured >= outside * 0.999 - 2000.0);
+  INFO(r.host_clock);
+  if (steady_forced()) {
+    CHECK(r.host_clock == "steady_clock (WARMUP_CLOCK=steady)");
+    CHECK(warmup::detail::host_time().source() == time_source::steady);
+  } else if (warmup::detail::counter_unusable() == nullptr) {
+    // Where the CPU allows it, the counter times the scopes, and the header says at what rate.
+    CHECK(warmup::detail::host_time().source() == time_source::counter);
+    CHECK(r.host_clock.rfind("cycle counter (", 0) == 0);
+    CHECK(r.host_clock.find(" GHz against steady_clock over ") != std::string::npos);
+  } else {
+    CHECK(r.host_clock.rfind("steady_clock (", 0) == 0);
+  }
+}
+
+TEST_CASE("the timeline's host starts convert to the steady clock's origin", "[clock]") {
+  const auto before = std::chrono::steady_clock::now();
+  { warmup::region_scope s{"clock.placed"}; }
+  const auto after = std::chrono::steady_clock::now();
+  const warmup::report r = warmup::snapshot();
+  const auto* s = r.find(warmup::op_kind::region, "clock.placed");
+  REQUIRE(s != nullptr);
+  REQUIRE(s->timeline.size() == 1);
+  const auto origin = warmup::detail::process_start();
+  CHECK(s->timeline[0].host_start >= (before - origin) - 2us);
+  CHECK(s->timeline[0].host_start <= (after - origin) + 2us);
+}
+
+TEST_CASE("pairs that agree are kept, and give the rate", "[clock]") {
+  time_base t;
+  t.start_counter({1'000, 50'000, 20});
+  CHECK(t.source() == time_source::counter);
+  CHECK(t.ns_per_tick() == 0);  // one pair: no rate yet
+  // 2 ticks a ns (2 GHz), over 1 s.
+  CHECK(t.add({1'000 + 2'000'000'000, 50'000 + 1'000'000'000, 20}, true));
+  CHECK(t.ns_per_tick() == Approx(0.5).epsilon(1e-9));
+  // A pair 0.02% off after 10 s more (steady_clock slewed by NTP) is within what is allowed.
+  CHECK(t.add({1'000 + 22'000'000'000ull, 50'000 + 11'002'000'000ull, 20}, true));
+  CHECK(t.source() == time_source::counter);
+  const auto m = t.map();
+  REQUIRE(m.count == 3);
+  // Moments convert through the pairs around them, exactly at the pairs.
+  CHECK(m.to_ns(1'000) == 50'000);
+  CHECK(m.to_ns(1'000 + 2'000'000'000) == 50'000 + 1'000'000'000);
+  CHECK(m.to_ns(1'000 + 1'000'000'000) == 50'000 + 500'000'000);
+  // Durations at the rate over the whole run.
+  CHECK(m.ns(2'000) == 1'000);
+  CHECK(t.describe().find("1.9996 GHz against steady_clock over 11.002 s (3 pairs)") != std::string::npos);
+}
+
+TEST_CASE("a pair that disagrees drops the counter; later ticks still convert", "[clock]") {
+  time_base t;
+  t.start_counter({0, 1'000'000, 10});
+  REQUIRE(t.add({2'000'000'000, 1'001'000'000, 10}, true));  // 2 GHz
+  // The counter jumps by 5 s worth (a virtual machine moved to another host).
+  CHECK_FALSE(t.add({2'000'000'000 + 12'000'000'000ull, 2'001'000'000, 10}, true));
+  CHECK(t.source() == time_source::steady_after_counter);
+  CHECK(t.describe().find("disagreed with steady_clock by 5000000 us") != std::string::npos);
+  // From now on the scopes read the steady clock in the counter's ticks, through the last good
+  // pair: a moment read now converts back to the steady clock's now.
+  const auto m = t.map();
+  const std::uint64_t ticks = t.now();
+  const std::uint64_t steady = warmup::detail::steady_ns();
+  CHECK(double(m.to_ns(ticks)) == Approx(double(steady)).margin(1e6));
+  CHECK(t.recent().to_ns(ticks) == m.to_ns(ticks));
+  // No further pair changes a dropped counter.
+  CHECK_FALSE(t.add({30'000'000'000ull, 20'000'000'000ull, 10}, true));
+}
+
+TEST_CASE("a counter that goes back, or runs at an implausible rate, is dropped", "[clock]") {
+  time_base back;
+  back.start_counter({5'000'000, 1'000'000, 10});
+  CHECK_FALSE(back.add({4'000'000, 3'000'000, 10}, true));
+  CHECK(back.source() == time_source::steady_after_counter);
+  CHECK(back.describe().find("stood still or went back") != std::string::npos);
+
+  time_base slow;
+  slow.start_counter({0, 0, 10});
+  CHECK_FALSE(slow.add({10, 2'000'000'000, 10}, true));  // 10 ticks in 2 s: 5 Hz
+  CHECK(slow.source() == time_source::steady_after_counter);
+  CHECK(slow.describe().find("implausible") != std::string::npos);
+}
+
+TEST_CASE("pairs are spaced out and thinned: a long run keeps at most 64", "[clock]") {
+  time_base t;
+  t.start_counter({0, 0, 10});
+  std::size_t kept = 0;
+  // A pair offered every 100 us for 100 s, unforced: kept only where one is due.
+  for (std::uint64_t ns = 100'000; ns <= 100'000'000'000ull; ns += 100'000)
+    kept += t.add({ns * 3, ns, 10}, false) ? 1 : 0;
+  const auto m = t.map();
+  CHECK(m.count <= time_base::max_pairs);
+  CHECK(kept > 100);  // one a second once the baseline passed 4 s
+  CHECK(kept < 400);
+  CHECK(m.ns(3'000'000) == 1'000'000);
+  CHECK(m.to_ns(150'000'000'000ull) == 50'000'000'000ull);
+}
+
+TEST_CASE("the steady clock, forced or chosen, converts nothing", "[clock]") {
+  time_base t;
+  t.start("WARMUP_CLOCK=steady");
+  CHECK(t.source() == time_source::steady);
+  CHECK(t.describe() == "steady_clock (WARMUP_CLOCK=steady)");
+  const std::uint64_t a = t.now();
+  const std::uint64_t b = warmup::detail::steady_ns();
+  CHECK(b >= a);
+  CHECK(b - a < 1'000'000'000);
+  const auto m = t.map();
+  CHECK(m.ns(123'456'789) == 123'456'789);
+  CHECK(m.to_ns(987'654'321) == 987'654'321);
+  CHECK_FALSE(t.add({1, 2, 3}, true));  // nothing to calibrate
+}
