@@ -122,6 +122,12 @@ inline void print(const report& r, std::ostream& os) {
     os << "module loading " << r.module_loading << ", JIT cache " << r.jit_cache << "; attribution "
        << r.attribution_source << "; CPU sampling " << r.cpu_sampling << '\n';
   if (!r.host_clock.empty()) os << "host clock: " << r.host_clock << '\n';
+  if (const run_identity& id = r.identity; id.rank) {
+    os << "rank " << *id.rank;
+    if (id.world_size) os << " of " << *id.world_size;
+    if (id.local_rank) os << " (local " << *id.local_rank << ")";
+    os << ", from " << id.launcher << "'s variables, on " << id.host << ", pid " << id.pid << '\n';
+  }
 
   const std::vector<std::string> head = {"site", "op", "clock", "calls", "warm-up", "first",
                                          "p50",  "p90", "p99",  "first excess", "warm-up excess", "GB/s first/steady/mean"};

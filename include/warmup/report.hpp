@@ -268,10 +268,35 @@ struct site_report {
   }
 };
 
+/// @brief Who wrote a report: the process's place in a job, as its launcher's variables say
+/// (`OMPI_COMM_WORLD_*`, `PMI_*`, `SLURM_*`, torchrun's `RANK` / `LOCAL_RANK` / `WORLD_SIZE`),
+/// its host, pid and start, and the library's version. Empty ranks: not launched as a job, or
+/// a value the library could not trust (said in the notices).
+/// \code
+///   const warmup::report r = warmup::snapshot();
+///   if (r.identity.rank) std::cout << "rank " << *r.identity.rank << " on " << r.identity.host << '\n';
+/// \endcode
+struct run_identity {
+  std::optional<int> rank, local_rank, world_size;
+  std::string launcher;  ///< "Open MPI", "PMI", "Slurm" or "torchrun": whose variables; empty: none
+  std::string host;      ///< the machine's name
+  int pid = 0;
+  std::string started;   ///< when the library started, ISO 8601 UTC ("2026-11-26T23:59:59.123Z")
+  std::string library_version = WARMUP_VERSION_STRING;
+
+  static constexpr auto fields() {
+    using self = run_identity;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(rank), WARMUP_DETAIL_FIELD(local_rank), WARMUP_DETAIL_FIELD(world_size),
+                           WARMUP_DETAIL_FIELD(launcher), WARMUP_DETAIL_FIELD(host), WARMUP_DETAIL_FIELD(pid),
+                           WARMUP_DETAIL_FIELD(started), WARMUP_DETAIL_FIELD(library_version));
+  }
+};
+
 /// @brief The GPU the report describes (the current device at snapshot time).
 struct device_description {
   int index = 0;
   std::string name;
+  std::string uuid;  ///< as nvidia-smi writes it: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
   int compute_major = 0, compute_minor = 0;
   int multiprocessors = 0;
   std::uint64_t memory_bytes = 0;
@@ -284,7 +309,8 @@ struct device_description {
 
   static constexpr auto fields() {
     using self = device_description;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(index), WARMUP_DETAIL_FIELD(name), WARMUP_DETAIL_FIELD(compute_major),
+    return std::make_tuple(WARMUP_DETAIL_FIELD(index), WARMUP_DETAIL_FIELD(name), WARMUP_DETAIL_FIELD(uuid),
+                           WARMUP_DETAIL_FIELD(compute_major),
                            WARMUP_DETAIL_FIELD(compute_minor), WARMUP_DETAIL_FIELD(multiprocessors),
                            WARMUP_DETAIL_FIELD(memory_bytes), WARMUP_DETAIL_FIELD(driver_version),
                            WARMUP_DETAIL_FIELD(runtime_version), WARMUP_DETAIL_FIELD(event_pair_floor));
@@ -315,6 +341,7 @@ struct library_costs {
 /// \endcode
 struct report {
   bool enabled = enabled_at_compile_time;  ///< false when built with WARMUP_DISABLE
+  run_identity identity;  ///< who wrote it
   std::optional<device_description> device;
   std::string device_status;  ///< "ok", or why device times are missing
   std::uint64_t device_pending = 0;  ///< device measurements not yet finished by the GPU
@@ -350,7 +377,7 @@ struct report {
 
   static constexpr auto fields() {
     using self = report;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(enabled), WARMUP_DETAIL_FIELD(device), WARMUP_DETAIL_FIELD(device_status),
+    return std::make_tuple(WARMUP_DETAIL_FIELD(enabled), WARMUP_DETAIL_FIELD(identity), WARMUP_DETAIL_FIELD(device), WARMUP_DETAIL_FIELD(device_status),
                            WARMUP_DETAIL_FIELD(device_pending), WARMUP_DETAIL_FIELD(attribution_source),
                            WARMUP_DETAIL_FIELD(cpu_sampling), WARMUP_DETAIL_FIELD(module_loading), WARMUP_DETAIL_FIELD(jit_cache),
                            WARMUP_DETAIL_FIELD(host_clock), WARMUP_DETAIL_FIELD(library), WARMUP_DETAIL_FIELD(notices),

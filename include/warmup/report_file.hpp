@@ -39,7 +39,7 @@ WARMUP_BEGIN_NAMESPACE
 namespace detail {
 /// Whether write_report_to says what is wrong with a destination list, or start-up already did.
 enum class spec_errors { say, already_said };
-inline bool write_report_to(const report& r, std::string_view spec, std::string_view tag,
+inline bool write_report_to(const report& r, std::string_view spec, bool forked,
                             spec_errors errors = spec_errors::say) noexcept;
 
 /// Writes all of `text` to `fd`, through partial writes and signals; returns 0 or the errno.
@@ -77,6 +77,58 @@ inline std::uint64_t unpredictable() noexcept {
 WARMUP_END_NAMESPACE
 
 WARMUP_BEGIN_NAMESPACE
+namespace detail {
+
+/// What is wrong with the placeholders of a path (`%r`, `%p`, `%h`, `%%`), or empty.
+inline std::string placeholder_error(std::string_view path) {
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (path[i] != '%') continue;
+    if (i + 1 == path.size()) return "a lone % at the end of '" + printable(path, 200) + "' (%% writes one)";
+    const char c = path[++i];
+    if (c != 'r' && c != 'p' && c != 'h' && c != '%')
+      return "'%" + printable(std::string_view(&path[i], 1), 4) + "' in '" + printable(path, 200) +
+             "' is not a placeholder (%r rank, %p pid, %h host, %% a percent sign)";
+  }
+  return {};
+}
+
+/// `path` with its placeholders replaced: %r the rank (0 outside a job), %p the pid, %h the
+/// host name (letters, digits, '-' and '_' kept, anything else '_', so it never leaves the
+/// folder), %% a percent sign. A path parse_destinations accepted has no other.
+inline std::string expand_placeholders(std::string_view path, const run_identity& id, std::string& error) {
+  std::string out;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (path[i] != '%' || i + 1 == path.size()) {
+      out += path[i];
+      continue;
+    }
+    switch (path[++i]) {
+      case 'r': out += std::to_string(id.rank.value_or(0)); break;
+      case 'p': out += std::to_string(id.pid); break;
+      case 'h':
+        for (const char c : id.host) {
+          const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+          out += keep ? c : '_';
+        }
+        break;
+      case '%': out += '%'; break;
+      default: error = placeholder_error(path); out += '%'; out += path[i];
+    }
+  }
+  return out;
+}
+
+/// What a file destination gets before its extension so that processes never overwrite each
+/// other: the rank where it is above 0 and the path has no %r, then the pid of a forked child
+/// where the path has no %p; joined by '.'.
+inline std::string file_tag(std::string_view path, const run_identity& id, bool forked) {
+  std::string tag;
+  if (id.rank.value_or(0) > 0 && path.find("%r") == std::string_view::npos) tag = std::to_string(*id.rank);
+  if (forked && path.find("%p") == std::string_view::npos) tag += (tag.empty() ? "" : ".") + std::to_string(id.pid);
+  return tag;
+}
+
+}  // namespace detail
 
 /// @brief The formats a report can be written in.
 enum class report_format { table, json, csv, trace, svg };
@@ -174,6 +226,11 @@ inline bool parse_destinations(std::string_view spec, std::vector<report_destina
       if (target == item && ends_with(l, f.extension) && (found == nullptr || f.extension.size() > found->extension.size()))
         found = &f;
     if (found != nullptr) {
+      if (const std::string why = detail::placeholder_error(target); !why.empty()) {
+        say(why);
+        ok = false;
+        continue;
+      }
       out.push_back({std::string(target), found->format});
       continue;
     }
@@ -236,7 +293,7 @@ inline std::string write_file_atomically(const std::string& path, const std::str
 ///   warmup::write_report(warmup::snapshot(), "stderr,report.json,report.svg");
 /// \endcode
 inline bool write_report(const report& r, std::string_view spec) noexcept {
-  return detail::write_report_to(r, spec, {});
+  return detail::write_report_to(r, spec, false);
 }
 
 WARMUP_END_NAMESPACE
@@ -273,11 +330,11 @@ inline std::string write_special_file(const std::string& path, const std::string
   return error == 0 ? std::string{} : failed(error);
 }
 
-/// write_report, with every file destination tagged when `tag` is not empty. What the spec
+/// write_report: placeholders expanded, and a file of a rank above 0 or of a forked child
+/// tagged with them where its path does not place them (file_tag). What the spec
 /// names wrongly or cannot be written goes to stderr as the table, so nothing measured is lost.
 /// The report at exit passes `spec_errors::already_said`: start-up said what was wrong.
-inline bool write_report_to(const report& r, std::string_view spec, std::string_view tag,
-                            spec_errors errors) noexcept {
+inline bool write_report_to(const report& r, std::string_view spec, bool forked, spec_errors errors) noexcept {
   const busy_section busy;
   WARMUP_TRY {
     std::vector<report_destination> dests;
@@ -303,7 +360,10 @@ inline bool write_report_to(const report& r, std::string_view spec, std::string_
         continue;
       }
       const bool special = is_special_file(d.target);
-      if (!tag.empty() && !special) d.target = tagged_path(d.target, tag);
+      const std::string tag = special ? std::string{} : file_tag(d.target, r.identity, forked);
+      std::string placing;
+      d.target = expand_placeholders(d.target, r.identity, placing);
+      if (!tag.empty()) d.target = tagged_path(d.target, tag);
       const std::string why = special ? write_special_file(d.target, text) : write_file_atomically(d.target, text);
       if (!why.empty()) {
         ok = false;

@@ -13,11 +13,17 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <mutex>
+
+#include <unistd.h>
 #include <string_view>
 
 #include "warmup/detail/attribution.hpp"
 #include "warmup/detail/device_timer.hpp"
+#include "warmup/detail/identity.hpp"
+#include "warmup/detail/notices.hpp"
 #include "warmup/detail/site.hpp"
 #include "warmup/detail/statistics.hpp"
 #include "warmup/detail/text.hpp"
@@ -39,6 +45,46 @@ inline described_device& device_cache() noexcept {
   return shared<described_device, slot::device_cache>();
 }
 
+/// `ms` since 1970 as ISO 8601 UTC, to the millisecond: "2026-11-26T23:59:59.123Z".
+inline std::string iso_utc(std::int64_t ms) {
+  const std::time_t s = static_cast<std::time_t>(ms / 1000);
+  std::tm t{};
+  if (ms < 0 || ::gmtime_r(&s, &t) == nullptr) return "unknown";
+  char text[96];  // room for any int the format could be given, so no compiler warns of truncation
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday,
+                t.tm_hour, t.tm_min, t.tm_sec, static_cast<int>(ms % 1000));
+  return text;
+}
+
+/// Who is writing the report. The launcher's variables are read each time (they do not change;
+/// a value that cannot be trusted is said once, in the notices).
+inline run_identity identity_now() {
+  run_identity id;
+  const rank_reading rr = read_rank([](const char* n) { return std::getenv(n); });
+  id.rank = rr.rank;
+  id.local_rank = rr.local_rank;
+  id.world_size = rr.world_size;
+  id.launcher = rr.launcher;
+  if (!rr.problems.empty() && !notice_board().raised(notice_kind::rank)) {
+    std::string text = "the job's rank variables:";
+    for (const std::string& p : rr.problems) text += " " + p + ";";
+    text.pop_back();
+    notice_board().raise(notice_kind::rank, text);
+  }
+  id.host = host_name();
+  id.pid = static_cast<int>(::getpid());
+  id.started = iso_utc(once().start_wall_ms.load(std::memory_order_relaxed));
+  return id;
+}
+
+/// A GPU's UUID as nvidia-smi writes it.
+inline std::string uuid_text(const unsigned char (&b)[16]) {
+  char text[48];
+  std::snprintf(text, sizeof text, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+                b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+  return text;
+}
+
 /// Describes the current device once per process, with calls that create no context.
 inline std::optional<device_description> describe_device(std::string& status) {
   described_device& c = device_cache();
@@ -55,6 +101,9 @@ inline std::optional<device_description> describe_device(std::string& status) {
       if (cudaGetDevice(&d.index) == cudaSuccess &&
           cudaGetDeviceProperties(&p, d.index) == cudaSuccess) {
         d.name = p.name;
+        unsigned char uuid[16];
+        std::memcpy(uuid, p.uuid.bytes, sizeof uuid);
+        d.uuid = uuid_text(uuid);
         d.compute_major = p.major;
         d.compute_minor = p.minor;
         d.multiprocessors = p.multiProcessorCount;
@@ -296,6 +345,7 @@ inline report snapshot(device_wait wait = device_wait::no) {
   const std::size_t pending =
       closed ? 0 : detail::rings().drain_all(wait == device_wait::yes ? detail::read_mode::wait : detail::read_mode::poll);
   r.device_pending = pending;
+  r.identity = detail::identity_now();
   if (const auto flush = detail::cause_records().flush.load(std::memory_order_acquire)) flush();
   r.attribution_source = detail::cause_records().source_now();
   r.cpu_sampling = detail::cause_records().sampling_status();

@@ -77,7 +77,8 @@ TEST_CASE("device-timed scopes without a GPU: host timing, one notice, no error 
     CHECK(s->device_untimed.unavailable == 100);
   }
   const std::string j = warmup::to_json(r);
-  CHECK(j.find("\"enabled\":true,\"device\":null,") != std::string::npos);  // no device described
+  CHECK(j.find("\"enabled\":true,\"identity\":{") != std::string::npos);
+  CHECK(j.find("},\"device\":null,") != std::string::npos);  // no device described
   CHECK(j.find("\"device\":null,\"bytes\":") != std::string::npos);        // and no site device-timed
 }
 

@@ -40,7 +40,9 @@ struct copy_entry {
 };
 
 struct process_anchor {
-  static constexpr std::uint32_t current_version = 2;  // 2: the causes slot
+  // 2: the causes slot; 3: the scopes' time base, sites with shards (a copy of an older release
+  // must not record steady-clock ns into this release's sites: it keeps an anchor of its own).
+  static constexpr std::uint32_t current_version = 3;
   static constexpr std::size_t max_copies = 256;
   std::uint32_t version = current_version;
   std::atomic<void*> objects[static_cast<unsigned>(slot::count)]{};
@@ -127,6 +129,7 @@ struct process_once {
   bool started = false;
   std::atomic<std::uint64_t> start_ns{0};  ///< steady-clock ns when the first copy started
   time_base time;  ///< the scopes' clock (time_base.hpp), chosen as the first copy starts
+  std::atomic<std::int64_t> start_wall_ms{0};  ///< wall-clock ms since 1970 when the first copy started
 };
 
 inline process_once& once() noexcept { return shared<process_once, slot::process>(); }

@@ -65,9 +65,9 @@ inline void report_at_exit() noexcept {
         "calling exit?), where writing one could hang or crash it\n");
     return;
   }
-  // A forked child (a data-loader worker, say) writes beside its parent, never over it.
-  const std::string tag = cuda().forked.load(std::memory_order_relaxed) ? std::to_string(::getpid()) : std::string{};
-  write_report_to(snapshot(), spec, tag, spec_errors::already_said);
+  // A forked child (a data-loader worker, say) writes beside its parent, and a rank beside the
+  // others, never over them (report_file.hpp, file_tag).
+  write_report_to(snapshot(), spec, cuda().forked.load(std::memory_order_relaxed), spec_errors::already_said);
 }
 
 inline bool register_report_at_exit() noexcept {
@@ -226,6 +226,9 @@ inline void ensure_started() noexcept {
     if (!o.started) {
       o.started = true;
       (void)process_start();
+      o.start_wall_ms.store(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch()).count(),
+                            std::memory_order_relaxed);
       apply_environment();
       o.time.start(nullptr);  // where the environment could not be read: the CPU decides
       (void)register_fork_handlers();

@@ -1,0 +1,117 @@
+// Who wrote a report: the rank as each launcher sets it (hostile values left out, and said), the
+// host, the process; WARMUP_REPORT's placeholders, and ranks that never overwrite each other.
+#include "catch.hpp"
+
+#include <map>
+#include <string>
+
+#include <unistd.h>
+
+#include "warmup/profile.hpp"
+#include "warmup/report_file.hpp"
+
+using warmup::detail::read_rank;
+
+namespace {
+warmup::detail::rank_reading read(const std::map<std::string, std::string>& env) {
+  return read_rank([&](const char* name) -> const char* {
+    const auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  });
+}
+}  // namespace
+
+TEST_CASE("each launcher's rank variables are read; a launcher's own before torchrun's") {
+  const auto ompi = read({{"OMPI_COMM_WORLD_RANK", "3"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                          {"OMPI_COMM_WORLD_SIZE", "8"}, {"RANK", "5"}, {"WORLD_SIZE", "6"}});
+  CHECK(ompi.launcher == "Open MPI");
+  CHECK(ompi.rank == 3);
+  CHECK(ompi.local_rank == 1);
+  CHECK(ompi.world_size == 8);
+  CHECK(ompi.problems.empty());
+  const auto slurm = read({{"SLURM_PROCID", "17"}, {"SLURM_LOCALID", "1"}, {"SLURM_NTASKS", "32"}});
+  CHECK(slurm.launcher == "Slurm");
+  CHECK(slurm.rank == 17);
+  const auto pmi = read({{"PMI_RANK", "2"}, {"PMI_SIZE", "4"}});
+  CHECK(pmi.launcher == "PMI");
+  CHECK(pmi.rank == 2);
+  CHECK_FALSE(pmi.local_rank);
+  const auto torch = read({{"RANK", "1"}, {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "2"}});
+  CHECK(torch.launcher == "torchrun");
+  CHECK(torch.world_size == 2);
+  const auto none = read({});
+  CHECK(none.launcher.empty());
+  CHECK_FALSE(none.rank);
+}
+
+TEST_CASE("hostile rank values are left out and said, never trusted") {
+  for (const char* bad : {"", "-1", "abc", "3 ", " 3", "99999999999", "1e3", "\x1b[2J"}) {
+    INFO(bad);
+    const auto r = read({{"RANK", bad}, {"WORLD_SIZE", "4"}});
+    CHECK_FALSE(r.rank);
+    REQUIRE(r.problems.size() == 1);
+    CHECK(r.problems[0].find("RANK='") == 0);
+    CHECK(r.problems[0].find('\x1b') == std::string::npos);
+  }
+  const auto beyond = read({{"RANK", "4"}, {"WORLD_SIZE", "4"}});
+  CHECK_FALSE(beyond.rank);
+  CHECK_FALSE(beyond.world_size);
+  REQUIRE(beyond.problems.size() == 1);
+  CHECK(beyond.problems[0] == "RANK=4 is not below WORLD_SIZE=4; both left out");
+}
+
+TEST_CASE("a report says who wrote it") {
+  const warmup::report r = warmup::snapshot();
+  CHECK(r.identity.pid == static_cast<std::int64_t>(::getpid()));
+  CHECK_FALSE(r.identity.host.empty());
+  CHECK(r.identity.library_version == "0.1.0");
+  // The wall-clock start, ISO 8601 in UTC to the millisecond: "2026-11-26T23:59:59.123Z".
+  REQUIRE(r.identity.started.size() == 24);
+  CHECK(r.identity.started[10] == 'T');
+  CHECK(r.identity.started.back() == 'Z');
+  const std::string json = warmup::to_json(r);
+  CHECK(json.find("\"identity\":{") != std::string::npos);
+  CHECK(json.find("\"pid\":" + std::to_string(::getpid())) != std::string::npos);
+}
+
+TEST_CASE("WARMUP_REPORT placeholders: %r rank, %p pid, %h host, %% a percent sign") {
+  warmup::run_identity id;
+  id.rank = 12;
+  id.pid = 4242;
+  id.host = "node-7";
+  using warmup::detail::expand_placeholders;
+  std::string error;
+  CHECK(expand_placeholders("out/report.%r.json", id, error) == "out/report.12.json");
+  CHECK(expand_placeholders("%h/%p-%r.%%.csv", id, error) == "node-7/4242-12.%.csv");
+  CHECK(error.empty());
+  id.rank.reset();  // not launched as a job: rank 0 of 1
+  CHECK(expand_placeholders("r%r.json", id, error) == "r0.json");
+  // A host name is made safe for a path: no slash, no control character.
+  id.host = "../../etc/x\n";
+  CHECK(expand_placeholders("%h.json", id, error) == "______etc_x_.json");
+  CHECK(error.empty());
+  // Anything else after a % is refused at start-up, as any destination it cannot use.
+  std::vector<warmup::report_destination> d;
+  CHECK_FALSE(warmup::parse_destinations("report.%q.json", d, error));
+  CHECK(error.find("%q") != std::string::npos);
+  error.clear();
+  CHECK_FALSE(warmup::parse_destinations("report%:json", d, error));
+  CHECK(error.find("a lone % at the end") != std::string::npos);
+  error.clear();
+  CHECK(warmup::parse_destinations("report.%r.%h.%p.json,stderr", d, error));
+}
+
+TEST_CASE("ranks above 0 and forked children get their own file without a placeholder") {
+  warmup::run_identity id;
+  using warmup::detail::file_tag;
+  id.rank = 0;
+  CHECK(file_tag("report.json", id, false).empty());  // rank 0 keeps the name asked for
+  id.rank = 3;
+  CHECK(file_tag("report.json", id, false) == "3");
+  CHECK(file_tag("report.%r.json", id, false).empty());  // the placeholder already says it
+  id.pid = 99;
+  CHECK(file_tag("report.json", id, true) == "3.99");
+  CHECK(file_tag("report.%p.json", id, true) == "3");
+  CHECK(file_tag("report.%r.%p.json", id, true).empty());
+  CHECK(warmup::detail::tagged_path("out/report.json", "3.99") == "out/report.3.99.json");
+}
