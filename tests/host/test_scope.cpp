@@ -377,3 +377,27 @@ TEST_CASE("more threads at once than a site has shards: the rest share a lane, n
   std::sort(seen.begin(), seen.end());
   CHECK(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
 }
+
+TEST_CASE("a name buffer reused at the same address for another name finds the other site") {
+  // Lengths on each path of the comparison: under 4, 4 to 7, 8 to 16, and longer.
+  for (const std::string base : {"ab", "abcde", "abcdefghijk", "abcdefghijklmnopqrstuvwxyz"}) {
+    INFO(base);
+    std::string name = base;  // one buffer, two names of one length
+    for (int i = 0; i < 3; ++i) warmup::region_scope s{name};
+    name.back() = '!';
+    for (int i = 0; i < 5; ++i) warmup::region_scope s{name};
+    name.front() = '?';
+    for (int i = 0; i < 7; ++i) warmup::region_scope s{name};
+    const auto r = warmup::snapshot();
+    std::string last = base, front = base;
+    last.back() = '!';
+    front.back() = '!';
+    front.front() = '?';
+    REQUIRE(r.find(op_kind::region, base) != nullptr);
+    CHECK(r.find(op_kind::region, base)->calls == 3);
+    REQUIRE(r.find(op_kind::region, last) != nullptr);
+    CHECK(r.find(op_kind::region, last)->calls == 5);
+    REQUIRE(r.find(op_kind::region, front) != nullptr);
+    CHECK(r.find(op_kind::region, front)->calls == 7);
+  }
+}
