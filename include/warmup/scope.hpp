@@ -198,17 +198,17 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
       detail::nvtx_pop();
       return;
     }
-    const std::uint64_t index_ = call_.index;
+    const std::uint64_t index = call_.index;
     // Ticks of the site's clock (detail/time_base.hpp), converted when a snapshot reads them.
     const std::uint64_t host = (stop > start_ ? stop - start_ : 0) + carried_;
-    const bool after_idle = site_->end_host(index_, start_, stop, host);
+    const bool after_idle = site_->end_host(index, start_, stop, host);
     detail::device_end(mark_, stream_, after_idle);
     detail::nvtx_pop();
-    if (index_ == 0 || after_idle) site_->cold_call_ends(index_, start_, stop, after_idle);
+    if (index == 0 || after_idle) site_->cold_call_ends(index, start_, stop, after_idle);
     if constexpr (Op::kind == op_kind::alloc) {
       if (this->pool_before_)
         if (const auto after = detail::pool_reserved(stream_))
-          site_->pool_reserved(index_, *this->pool_before_, *after);
+          site_->pool_reserved(index, *this->pool_before_, *after);
     }
     site_->end_call(call_, host, after_idle, bytes_, device_timed_, exceptions_.unwinding(exceptions_at_begin_));
 #endif
@@ -238,13 +238,13 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
     bytes_ = bytes;
     stream_ = stream;
     call_ = s->begin_call(slot);
-    const std::uint64_t index_ = call_.index;
-    if (index_ == 0) s->first_call_begins(mode == device_timed ? detail::current_context_exists() : std::nullopt);
+    const std::uint64_t index = call_.index;
+    if (index == 0) s->first_call_begins(mode == device_timed ? detail::current_context_exists() : std::nullopt);
     exceptions_at_begin_ = exceptions_.begin();
-    detail::nvtx_push(s->nvtx, Op::kind, index_);
+    detail::nvtx_push(s->nvtx, Op::kind, index);
     device_timed_ = mode == device_timed;
-    if (device_timed_ && s->wants_device(index_)) {
-      mark_ = detail::device_begin(s, index_, stream, carried_);
+    if (device_timed_ && s->wants_device(index)) {
+      mark_ = detail::device_begin(s, index, stream, carried_);
       s->count_untimed(mark_.why);
     }
     // Memory signals (detail/memory_probe.hpp): driver calls, once CUDA was seen working.

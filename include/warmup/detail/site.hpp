@@ -209,9 +209,8 @@ class site final : public device_sink {
   WARMUP_HOT_INLINE void end_call(const call_ticket& t, std::uint64_t host, bool after_idle, std::uint64_t bytes,
                                   bool device_timed, bool threw) noexcept {
     const std::uint64_t index = t.index;
-    const std::uint64_t host_ns = host;  // ticks: the sampler compares them with each other only
     host_.record(index, host, after_idle, t.from != nullptr ? &t.from->lane : nullptr);
-    if (device_timed) sampler_.observe(index, host_ns);
+    if (device_timed) sampler_.observe(index, host);  // ticks: the sampler compares them with each other only
     if (bytes != 0) add_bytes(index, bytes);
     if (threw) exceptions_.fetch_add(1, std::memory_order_relaxed);
   }

@@ -197,7 +197,7 @@ class time_base {
     }
     const clock_pair first = pairs_[0], last = pairs_[count_ - 1];
     if (p.ns <= last.ns) return false;  // not later than the last: nothing to learn
-    if (p.ticks <= last.ticks) return drop(p, "the cycle counter stood still or went back while steady_clock advanced");
+    if (p.ticks <= last.ticks) return drop("the cycle counter stood still or went back while steady_clock advanced");
     const double elapsed = double(p.ns - last.ns);
     const double r = rate_.load(std::memory_order_relaxed);
     if (r > 0) {
@@ -211,13 +211,13 @@ class time_base {
         char why[160];
         std::snprintf(why, sizeof why, "the cycle counter disagreed with steady_clock by %.0f us over %.3f s",
                       std::fabs(double(p.ns) - predicted) / 1e3, elapsed / 1e9);
-        return drop(p, why);
+        return drop(why);
       }
     }
     const double fresh = double(p.ns - first.ns) / double(p.ticks - first.ticks);
     if (!(fresh > 0.01 && fresh < 100)) {  // 10 MHz to 100 GHz
       if (p.ns - first.ns < 1'000'000) return false;  // too close to tell yet
-      return drop(p, "the cycle counter's rate against steady_clock is implausible");
+      return drop("the cycle counter's rate against steady_clock is implausible");
     }
     if (!always && double(p.ns - last.ns) < gap_ns(first, last)) return false;
     if (count_ == max_pairs) thin();
@@ -314,14 +314,13 @@ class time_base {
 
   /// Drops the counter (lock held): the scopes go on with the steady clock through the last
   /// good pair, at the rate measured until it.
-  bool drop(const clock_pair& p, const char* why) noexcept {
+  bool drop(const char* why) noexcept {
     set_reason(why);
     const clock_pair& last = pairs_[count_ - 1];
     if (rate_.load(std::memory_order_relaxed) <= 0)  // one pair only: the nominal rate is all there is
       rate_.store(1.0, std::memory_order_relaxed);
     frozen_ticks_.store(last.ticks, std::memory_order_relaxed);
     frozen_ns_.store(last.ns, std::memory_order_relaxed);
-    (void)p;
     source_.store(time_source::steady_after_counter, std::memory_order_release);
     return false;
   }
