@@ -5,6 +5,18 @@ include(CMakePackageConfigHelpers)
 
 install(TARGETS warmup warmup_cublas EXPORT warmupTargets)
 install(DIRECTORY include/warmup DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET warmup-report)
+  install(TARGETS warmup-report EXPORT warmupToolTargets)
+  install(EXPORT warmupToolTargets NAMESPACE warmup:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/warmup)
+  export(EXPORT warmupToolTargets NAMESPACE warmup:: FILE ${CMAKE_CURRENT_BINARY_DIR}/warmupToolTargets.cmake)
+endif()
+# warmup::mpi in an export set of its own: the package loads it only where the consumer has
+# MPI, so that finding warmup never requires MPI.
+if(TARGET warmup_mpi)
+  install(TARGETS warmup_mpi EXPORT warmupMpiTargets)
+  install(EXPORT warmupMpiTargets NAMESPACE warmup:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/warmup)
+  export(EXPORT warmupMpiTargets NAMESPACE warmup:: FILE ${CMAKE_CURRENT_BINARY_DIR}/warmupMpiTargets.cmake)
+endif()
 
 set(WARMUP_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/warmup)
 configure_package_config_file(cmake/warmupConfig.cmake.in

@@ -32,12 +32,6 @@ inline std::string xml_text(std::string_view s, std::size_t max_bytes) {
   return out;
 }
 
-inline std::string fmt(const char* f, double a) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, a);
-  return buf;
-}
-
 /// "1 ns", "10 ns", ... "100 ms", "1 s", "10 s": axis labels at powers of ten.
 inline std::string decade_label(int d) {
   static const char* const units[] = {"ns", "us", "ms", "s"};

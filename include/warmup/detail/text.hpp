@@ -111,6 +111,13 @@ inline std::string printable(std::string_view s, std::size_t max_bytes) {
   return out;
 }
 
+/// One number in a printf format ("%.1f"): the pictures' coordinates, the tables' ratios.
+inline std::string fmt(const char* f, double a) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, a);
+  return buf;
+}
+
 /// "812 ns", "5.21 us", "1.06 ms", "2.50 s": three significant digits, ASCII units.
 inline std::string format_duration(std::chrono::nanoseconds d) {
   const double ns = double(d.count());

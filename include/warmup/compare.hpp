@@ -1,0 +1,316 @@
+/// @file
+/// @brief `warmup::compare`: two runs' reports side by side, per site a verdict (faster,
+/// slower, same) on the first call, the warm-up excess and the steady p50, for gating CI.
+#pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "warmup/detail/fields.hpp"
+#include "warmup/detail/text.hpp"
+#include "warmup/detail/text_table.hpp"
+#include "warmup/json.hpp"
+#include "warmup/merge.hpp"
+#include "warmup/report.hpp"
+
+WARMUP_BEGIN_NAMESPACE
+
+/// @brief The schema name a comparison carries first, under "schema".
+inline constexpr std::string_view compare_json_schema = "warmup.compare/1";
+
+/// @brief What a comparison decided about one figure.
+enum class verdict : std::uint8_t {
+  same,     ///< within the threshold, within the floor, or the intervals overlap
+  faster,   ///< lower beyond the threshold (and, where both have one, the p50 intervals apart)
+  slower,   ///< higher beyond the threshold (and, where both have one, the p50 intervals apart)
+  missing,  ///< the figure exists in one report only
+};
+
+/// @brief A verdict's name: "same", "faster", "slower" or "missing".
+constexpr std::string_view to_string(verdict v) noexcept {
+  switch (v) {
+    case verdict::faster: return "faster";
+    case verdict::slower: return "slower";
+    case verdict::missing: return "missing";
+    default: return "same";
+  }
+}
+
+/// @brief How `compare` decides. The defaults are documented in the README ("Comparing runs").
+/// \code
+///   warmup::compare_options o;
+///   o.threshold = 0.05;                        // flag changes beyond 5%
+///   o.floor = std::chrono::microseconds{2};    // and beyond 2 us
+/// \endcode
+struct compare_options {
+  /// A figure changes only when new / base differs from 1 by more than this (0.10 = 10%).
+  double threshold = 0.10;
+  /// ... and by more than this in absolute time: a 30 ns site moving by 4 ns is timer noise.
+  std::chrono::nanoseconds floor = std::chrono::microseconds{1};
+};
+
+/// @brief One figure in both runs and the verdict on it.
+struct figure_change {
+  std::optional<std::chrono::nanoseconds> base, now;
+  std::optional<double> ratio;  ///< now / base; empty where either is missing or base is 0
+  verdict change = verdict::same;
+  /// What the verdict rests on: "interval" (the p50 confidence intervals), "threshold" (one
+  /// sample, or an interval missing), "floor" (a change smaller than the floor), "" (missing).
+  std::string basis;
+
+  static constexpr auto fields() {
+    using self = figure_change;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(base), WARMUP_DETAIL_FIELD(now), WARMUP_DETAIL_FIELD(ratio),
+                           WARMUP_DETAIL_FIELD(change), WARMUP_DETAIL_FIELD(basis));
+  }
+};
+
+/// @brief One site present in both runs.
+struct site_change {
+  std::string name;
+  op_kind op = op_kind::region;
+  figure_change first, warmup_excess, p50;  ///< host clock
+  std::optional<figure_change> device_first, device_p50;  ///< where either run timed the device
+  bool regressed = false;  ///< a figure is `slower`
+
+  static constexpr auto fields() {
+    using self = site_change;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(name), WARMUP_DETAIL_FIELD(op), WARMUP_DETAIL_FIELD(regressed),
+                           WARMUP_DETAIL_FIELD(first), WARMUP_DETAIL_FIELD(warmup_excess), WARMUP_DETAIL_FIELD(p50),
+                           WARMUP_DETAIL_FIELD(device_first), WARMUP_DETAIL_FIELD(device_p50));
+  }
+};
+
+/// @brief A site one run has and the other lacks.
+struct site_name {
+  std::string name;
+  op_kind op = op_kind::region;
+
+  static constexpr auto fields() {
+    using self = site_name;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(name), WARMUP_DETAIL_FIELD(op));
+  }
+};
+
+/// @brief Two runs compared (`warmup::compare`, `warmup-report compare`).
+/// \code
+///   const warmup::comparison c = warmup::compare(base, now);
+///   warmup::print(c, std::cout);
+///   return c.regressed ? 1 : 0;
+/// \endcode
+struct comparison {
+  double threshold = 0.10;
+  std::chrono::nanoseconds floor{};
+  bool regressed = false;          ///< a site has a `slower` figure
+  std::vector<std::string> notices;  ///< what differs between the runs besides the figures
+  std::vector<site_change> sites;  ///< in both, in the new run's order
+  std::vector<site_name> removed;  ///< in the base run only
+  std::vector<site_name> added;    ///< in the new run only
+
+  static constexpr auto fields() {
+    using self = comparison;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(threshold), WARMUP_DETAIL_FIELD(floor), WARMUP_DETAIL_FIELD(regressed),
+                           WARMUP_DETAIL_FIELD(notices), WARMUP_DETAIL_FIELD(sites), WARMUP_DETAIL_FIELD(removed),
+                           WARMUP_DETAIL_FIELD(added));
+  }
+};
+
+/// @brief One run as a comparison reads it: per site, its figures and their intervals. Made
+/// from a report, or from a merged report (then each figure is the slowest rank's: the rank a
+/// job waits for), so runs of one process and of many compare the same way.
+struct compare_input {
+  struct site {
+    std::string name;
+    op_kind op = op_kind::region;
+    std::chrono::nanoseconds first{}, warmup_excess{};
+    std::optional<std::chrono::nanoseconds> p50, p50_low, p50_high;
+    std::optional<std::chrono::nanoseconds> device_first, device_p50, device_p50_low, device_p50_high;
+  };
+  std::string device;  ///< the GPU's name, for a notice when the runs differ
+  std::string what;    ///< "report" or "merged report of N ranks"
+  std::vector<site> sites;
+};
+
+/// @brief A report as a comparison reads it.
+inline compare_input compare_view(const report& r) {
+  compare_input in;
+  in.what = "report";
+  if (r.device) in.device = r.device->name;
+  for (const site_report& s : r.sites) {
+    compare_input::site c;
+    c.name = s.name, c.op = s.op, c.first = s.host.first, c.warmup_excess = s.host.warmup_excess;
+    if (s.host.steady) c.p50 = s.host.steady->p50, c.p50_low = s.host.steady->p50_low, c.p50_high = s.host.steady->p50_high;
+    if (s.device && s.device->calls != 0) {
+      c.device_first = s.device->first;
+      if (const auto& st = s.device->steady) c.device_p50 = st->p50, c.device_p50_low = st->p50_low, c.device_p50_high = st->p50_high;
+    }
+    in.sites.push_back(std::move(c));
+  }
+  return in;
+}
+
+/// @brief A merged report as a comparison reads it: each figure the slowest rank's (no
+/// intervals: verdicts rest on the threshold).
+inline compare_input compare_view(const merged_report& m) {
+  compare_input in;
+  in.what = "merged report of " + std::to_string(m.ranks.size()) + " ranks";
+  if (!m.ranks.empty()) in.device = m.ranks.front().device;
+  for (const merged_site& s : m.sites) {
+    compare_input::site c;
+    c.name = s.name, c.op = s.op, c.first = s.first.max, c.warmup_excess = s.warmup_excess.max;
+    if (s.p50) c.p50 = s.p50->max;
+    if (s.device_first) c.device_first = s.device_first->max;
+    if (s.device_p50) c.device_p50 = s.device_p50->max;
+    in.sites.push_back(std::move(c));
+  }
+  return in;
+}
+
+namespace detail {
+
+using opt_ns = std::optional<std::chrono::nanoseconds>;
+
+/// The verdict on one figure. With both intervals, a change counts only where they do not
+/// overlap (the p50s differ at 95% confidence) and it passes the threshold; without, on the
+/// threshold alone; any change within the floor is "same".
+inline figure_change judge(opt_ns base, opt_ns now, opt_ns base_low, opt_ns base_high, opt_ns now_low, opt_ns now_high,
+                           const compare_options& o) {
+  figure_change f;
+  f.base = base, f.now = now;
+  if (!base || !now) {
+    f.change = base || now ? verdict::missing : verdict::same;
+    return f;
+  }
+  const double b = double(base->count()), n = double(now->count());
+  if (b > 0) f.ratio = n / b;
+  const double change = b > 0 ? n / b - 1 : (n > 0 ? HUGE_VAL : 0.0);
+  if (std::fabs(n - b) <= double(o.floor.count())) {
+    f.basis = "floor";
+    return f;
+  }
+  const bool intervals = base_low && base_high && now_low && now_high;
+  f.basis = intervals ? "interval" : "threshold";
+  if (change > o.threshold && (!intervals || *now_low > *base_high)) f.change = verdict::slower;
+  else if (change < -o.threshold && (!intervals || *now_high < *base_low)) f.change = verdict::faster;
+  return f;
+}
+
+inline std::string site_key(op_kind op, std::string_view name) {
+  std::string k(1, static_cast<char>(op));
+  return k.append(name);
+}
+
+}  // namespace detail
+
+/// @brief Compares two runs site by site (by kind and name): the first call, the warm-up
+/// excess and the steady p50 on the host clock, and the device's first call and p50 where
+/// timed. A figure is `slower` when new / base - 1 exceeds `threshold`, the change exceeds
+/// `floor`, and, for a p50 where both runs have its 95% interval, the new interval lies
+/// wholly above the old; `faster` likewise below. First calls and warm-up excesses are one
+/// sample each: their verdicts rest on the threshold alone. Sites in one run only are listed
+/// as `removed` or `added`, never judged.
+/// \code
+///   std::string error;
+///   const auto base = warmup::read_report(base_json, error), now = warmup::read_report(new_json, error);
+///   if (base && now && warmup::compare(warmup::compare_view(*base), warmup::compare_view(*now)).regressed)
+///     return 1;
+/// \endcode
+inline comparison compare(const compare_input& base, const compare_input& now, const compare_options& o = {}) {
+  comparison c;
+  c.threshold = o.threshold;
+  c.floor = o.floor;
+  if (base.device != now.device)
+    c.notices.push_back("the runs used different GPUs: \"" + detail::printable(base.device, 64) + "\" then \"" +
+                        detail::printable(now.device, 64) + "\"");
+  if (base.what != now.what) c.notices.push_back("comparing a " + base.what + " with a " + now.what);
+  std::unordered_map<std::string, const compare_input::site*> old;
+  for (const compare_input::site& s : base.sites) old.emplace(detail::site_key(s.op, s.name), &s);
+  for (const compare_input::site& n : now.sites) {
+    const auto it = old.find(detail::site_key(n.op, n.name));
+    if (it == old.end()) {
+      c.added.push_back({n.name, n.op});
+      continue;
+    }
+    const compare_input::site& b = *it->second;
+    old.erase(it);
+    site_change s;
+    s.name = n.name, s.op = n.op;
+    s.first = detail::judge(b.first, n.first, {}, {}, {}, {}, o);
+    s.warmup_excess = detail::judge(b.warmup_excess, n.warmup_excess, {}, {}, {}, {}, o);
+    s.p50 = detail::judge(b.p50, n.p50, b.p50_low, b.p50_high, n.p50_low, n.p50_high, o);
+    if (b.device_first || n.device_first) {
+      s.device_first = detail::judge(b.device_first, n.device_first, {}, {}, {}, {}, o);
+      s.device_p50 = detail::judge(b.device_p50, n.device_p50, b.device_p50_low, b.device_p50_high, n.device_p50_low,
+                                   n.device_p50_high, o);
+    }
+    for (const figure_change* f : {&s.first, &s.warmup_excess, &s.p50})
+      s.regressed = s.regressed || f->change == verdict::slower;
+    for (const auto* f : {&s.device_first, &s.device_p50})
+      s.regressed = s.regressed || (*f && (*f)->change == verdict::slower);
+    c.regressed = c.regressed || s.regressed;
+    c.sites.push_back(std::move(s));
+  }
+  for (const compare_input::site& b : base.sites)
+    if (old.count(detail::site_key(b.op, b.name)) != 0) c.removed.push_back({b.name, b.op});
+  return c;
+}
+
+/// @brief A comparison as a table: per site and figure, base -> new, the ratio and the
+/// verdict; then the sites in one run only, and a last line that says whether anything
+/// regressed.
+inline void print(const comparison& c, std::ostream& os) {
+  using detail::format_duration;
+  os << "warmup compare: threshold " << detail::fmt("%.1f", c.threshold * 100) << "%, floor " << format_duration(c.floor)
+     << "; p50 verdicts need the 95% intervals apart where both runs have them\n";
+  detail::text_table t({"site", "op", "figure", "base", "new", "new/base", "verdict"}, 3);
+  const auto row = [&](const site_change& s, const char* what, const figure_change& f, bool with_name) {
+    const auto cell = [](const detail::opt_ns& v) { return v ? format_duration(*v) : std::string("-"); };
+    std::string v(to_string(f.change));
+    if (f.change == verdict::slower) v = "SLOWER";
+    if (!f.basis.empty() && f.change != verdict::same) v += " (" + f.basis + ")";
+    t.row({with_name ? detail::printable(s.name, 32) : "", with_name ? std::string(to_string(s.op)) : "", what, cell(f.base),
+           cell(f.now), f.ratio ? detail::fmt("%.3f", *f.ratio) : "-", v});
+  };
+  for (const site_change& s : c.sites) {
+    row(s, "first", s.first, true);
+    row(s, "warm-up excess", s.warmup_excess, false);
+    row(s, "p50", s.p50, false);
+    if (s.device_first) row(s, "dev first", *s.device_first, false);
+    if (s.device_p50) row(s, "dev p50", *s.device_p50, false);
+  }
+  t.print(os);
+  for (const site_name& s : c.removed) os << "removed (base only): " << to_string(s.op) << " " << detail::printable(s.name, 80) << '\n';
+  for (const site_name& s : c.added) os << "added (new only): " << to_string(s.op) << " " << detail::printable(s.name, 80) << '\n';
+  for (const std::string& n : c.notices) os << "notice: " << detail::printable(n, 400) << '\n';
+  std::size_t slower = 0;
+  for (const site_change& s : c.sites) slower += s.regressed;
+  if (c.regressed) os << "REGRESSED: " << slower << " of " << c.sites.size() << " sites slower beyond the threshold\n";
+  else os << "no regression: " << c.sites.size() << " sites compared\n";
+}
+
+/// @brief A comparison as one line of JSON, schema `warmup.compare/1`.
+inline std::string to_json(const comparison& c) {
+  detail::json_out j;
+  j.open('{');
+  j.key("schema"), j.value(compare_json_schema);
+  detail::for_each_field(c, [&](const char* name, const auto& x) {
+    j.key(name);
+    detail::write_value(j, x);
+  });
+  j.close('}');
+  return std::move(j.text);
+}
+
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

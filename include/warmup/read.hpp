@@ -1,0 +1,99 @@
+/// @file
+/// @brief Reports read back from their JSON: `warmup::read_report`, `warmup::read_merged`.
+#pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "warmup/detail/json_parse.hpp"
+#include "warmup/detail/json_read.hpp"
+#include "warmup/json.hpp"
+#include "warmup/merge.hpp"
+#include "warmup/report.hpp"
+
+WARMUP_BEGIN_NAMESPACE
+
+namespace detail {
+
+/// The document's schema, or an error saying what the text is instead.
+inline bool expect_schema(const json_value& doc, std::string_view wanted, std::string& error) {
+  const std::string_view family = wanted.substr(0, wanted.find('/') + 1);
+  if (doc.kind != json_value::type::object) return error = "not a warmup report: the JSON is not an object", false;
+  const json_value* schema = doc.find("schema");
+  if (schema == nullptr || schema->kind != json_value::type::string)
+    return error = "not a warmup report: it has no \"schema\" (JSON from another tool?)", false;
+  if (schema->text == wanted) return true;
+  const std::string got = schema->text.substr(0, 60);
+  if (schema->text.compare(0, family.size(), family) == 0)
+    error = "schema \"" + got + "\" is a version this build does not read (it reads " + std::string(wanted) + ")";
+  else if (schema->text.rfind("warmup.", 0) == 0)
+    error = "a \"" + got + "\" document, not a \"" + std::string(wanted) + "\" one";
+  else
+    error = "not a warmup report: its schema is \"" + got + "\"";
+  return false;
+}
+
+template <class T>
+std::optional<T> read_document(std::string_view text, std::string_view schema, std::string& error) {
+  json_value doc;
+  json_parser parser(text);
+  if (!parser.parse(doc)) return error = "not valid JSON: " + parser.error(), std::nullopt;
+  if (!expect_schema(doc, schema, error)) return std::nullopt;
+  T out{};
+  json_reader reader;
+  if (!reader.read(doc, out, json_path{})) return error = reader.error(), std::nullopt;
+  return out;
+}
+
+}  // namespace detail
+
+/// @brief A report from its JSON (`warmup::to_json`, schema `warmup.report/2`), or empty with
+/// `error` saying why: not JSON (with line and column), not a warmup report, another schema,
+/// or a value of the wrong type (with its path, "sites[3].host.first").
+///
+/// Keys this version does not know are skipped and missing ones keep their defaults, so
+/// reports of other 0.x releases of the same schema read. The timeline and the first calls are
+/// not in the JSON and stay empty.
+/// \code
+///   std::string error;
+///   if (const std::optional<warmup::report> r = warmup::read_report(text, error)) warmup::print(*r, std::cout);
+///   else std::cerr << error << '\n';
+/// \endcode
+inline std::optional<report> read_report(std::string_view json, std::string& error) {
+  return detail::read_document<report>(json, json_schema, error);
+}
+
+/// @brief A merged report from its JSON (schema `warmup.merged/1`), or empty with `error` set.
+inline std::optional<merged_report> read_merged(std::string_view json, std::string& error) {
+  return detail::read_document<merged_report>(json, merged_json_schema, error);
+}
+
+/// @brief The whole of a file, or empty with `error` naming the file and the system's reason.
+/// \code
+///   std::string error;
+///   const std::optional<std::string> text = warmup::read_text_file("report.json", error);
+/// \endcode
+inline std::optional<std::string> read_text_file(const std::string& path, std::string& error) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return error = path + ": " + std::strerror(errno), std::nullopt;
+  std::string text;
+  char buf[1 << 16];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) != 0) text.append(buf, n);
+  const bool bad = std::ferror(f) != 0;
+  const int saved = errno;
+  std::fclose(f);
+  if (bad) return error = path + ": " + std::strerror(saved), std::nullopt;
+  return text;
+}
+
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

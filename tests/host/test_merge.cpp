@@ -1,0 +1,259 @@
+// Reports read back from JSON, merged across ranks, compared between runs, and packed for MPI:
+// the parser's edge cases, a round trip of every field, the spreads' arithmetic, the verdicts'
+// rules, and the wire format's limits.
+#include "catch.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "warmup/compare.hpp"
+#include "warmup/detail/rank_wire.hpp"
+#include "warmup/merge.hpp"
+#include "warmup/merge_formats.hpp"
+#include "warmup/profile.hpp"
+#include "warmup/read.hpp"
+
+using namespace std::chrono_literals;
+using ns = std::chrono::nanoseconds;
+
+namespace {
+bool parses(const std::string& text, std::string* error = nullptr) {
+  warmup::detail::json_value v;
+  warmup::detail::json_parser p(text);
+  const bool ok = p.parse(v);
+  if (error != nullptr) *error = p.error();
+  return ok;
+}
+
+warmup::rank_summary rank_of(std::optional<int> rank, std::vector<warmup::site_summary> sites,
+                             std::string version = "0.1.0") {
+  warmup::rank_summary r;
+  r.rank = rank;
+  r.host = "h";
+  r.library_version = std::move(version);
+  r.sites = std::move(sites);
+  return r;
+}
+
+warmup::site_summary site(std::string name, ns first, std::optional<ns> p50, std::uint64_t calls = 10) {
+  warmup::site_summary s;
+  s.name = std::move(name);
+  s.first = first;
+  s.p50 = p50;
+  s.calls = calls;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("the JSON parser takes what RFC 8259 allows and says where it refuses the rest") {
+  CHECK(parses(R"({"a": [1, -2.5e-3, true, false, null, "x\u00e9\ud83d\ude00\n"], "b": {}})"));
+  CHECK(parses("  [ ]  "));
+  std::string e;
+  CHECK_FALSE(parses("{\"a\": 01}", &e));
+  CHECK_FALSE(parses("[1,]", &e));
+  CHECK(e.find("line 1, column 4") != std::string::npos);
+  CHECK_FALSE(parses("{\"a\" 1}", &e));
+  CHECK(e.find("expected ':'") != std::string::npos);
+  CHECK_FALSE(parses("[1] x", &e));
+  CHECK(e.find("text after the JSON value") != std::string::npos);
+  CHECK_FALSE(parses("\"\\q\"", &e));
+  CHECK(e.find("unknown escape") != std::string::npos);
+  CHECK_FALSE(parses("[1.]", &e));
+  CHECK_FALSE(parses("\"\\u12\"", &e));
+  CHECK_FALSE(parses("\n\n  nul", &e));
+  CHECK(e.find("line 3, column 3") != std::string::npos);
+  CHECK(parses(std::string(64, '[') + std::string(64, ']')));
+  CHECK_FALSE(parses(std::string(65, '[') + std::string(65, ']'), &e));
+  CHECK(e.find("deeper than 64") != std::string::npos);
+
+  warmup::detail::json_value v;
+  warmup::detail::json_parser p(R"("\ud83d\ude00 \udc00 \u0041")");
+  REQUIRE(p.parse(v));
+  CHECK(v.text == "\xF0\x9F\x98\x80 \xEF\xBF\xBD A");  // a pair, a lone low surrogate (U+FFFD), a letter
+}
+
+TEST_CASE("a report read back from its JSON writes the same JSON: every field is read") {
+  for (int i = 0; i < 80; ++i) {
+    warmup::region_scope s{"merge test: round trip"};
+  }
+  {
+    warmup::h2d_scope c{"merge test: copy", std::size_t{1} << 20};
+  }
+  warmup::report r = warmup::snapshot();
+  r.identity.rank = 3;
+  r.identity.world_size = 8;
+  warmup::device_description d;
+  d.name = "a \"quoted\" GPU\n";
+  d.uuid = "GPU-00000000-0000-0000-0000-000000000000";
+  d.event_pair_floor = 1247ns;
+  r.device = d;
+  REQUIRE_FALSE(r.sites.empty());
+  r.sites.front().host.first = ns{INT64_MAX};  // beyond a double's 2^53: must come back exact
+  r.sites.front().notes.push_back("a note with \xC3\xA9 and a tab\t");
+  const std::string json = warmup::to_json(r);
+  std::string error;
+  const std::optional<warmup::report> back = warmup::read_report(json, error);
+  REQUIRE(back);
+  CHECK(error.empty());
+  CHECK(warmup::to_json(*back) == json);
+  CHECK(back->sites.front().host.first == ns{INT64_MAX});
+  CHECK(*back->identity.rank == 3);
+
+  // The same text as a merged report is refused, naming both schemas.
+  CHECK_FALSE(warmup::read_merged(json, error));
+  CHECK(error.find("warmup.report/2") != std::string::npos);
+  CHECK(error.find("warmup.merged/1") != std::string::npos);
+}
+
+TEST_CASE("merge: min, lower median and max over ranks, the slowest rank, calls summed") {
+  std::vector<warmup::rank_summary> in;
+  in.push_back(rank_of(2, {site("step", 40ms, 1ms, 5), site("only on 2", 1us, {})}));
+  in.push_back(rank_of(0, {site("step", 10ms, 2ms, 7)}));
+  in.push_back(rank_of(1, {site("step", 40ms, 3ms, UINT64_MAX)}));
+  in.push_back(rank_of(3, {site("step", 20ms, {}, 1)}));
+  const warmup::merged_report m = warmup::merge(std::move(in));
+  REQUIRE(m.ranks.size() == 4);
+  CHECK(m.ranks[0].rank == 0);
+  CHECK(m.ranks[3].rank == 3);
+  CHECK(m.notices.empty());
+  const warmup::merged_site* step = m.find(warmup::op_kind::region, "step");
+  REQUIRE(step);
+  CHECK(step->ranks == 4);
+  CHECK(step->calls == UINT64_MAX);  // saturates instead of wrapping
+  CHECK(step->first.min == 10ms);
+  CHECK(step->first.median == 20ms);  // of 10, 20, 40, 40: the lower middle
+  CHECK(step->first.max == 40ms);
+  CHECK(step->first.slowest_rank == 1);  // ranks 1 and 2 tie: the lower is named
+  REQUIRE(step->p50);
+  CHECK(step->p50->ranks == 3);  // rank 3 has no steady state
+  CHECK(step->p50->median == 2ms);
+  CHECK(step->p50->slowest_rank == 1);
+  CHECK(step->missing_ranks.empty());
+  const warmup::merged_site* only = m.find(warmup::op_kind::region, "only on 2");
+  REQUIRE(only);
+  CHECK(only->missing_ranks == std::vector<int>{0, 1, 3});
+  CHECK_FALSE(only->p50);
+
+  // Read back from its own JSON, the merge is the same merge.
+  std::string error;
+  const auto back = warmup::read_merged(warmup::to_json(m), error);
+  REQUIRE(back);
+  CHECK(warmup::to_json(*back) == warmup::to_json(m));
+}
+
+TEST_CASE("merge numbers ranks by input order where ranks are missing or repeated, and says so") {
+  std::vector<warmup::rank_summary> none;
+  none.push_back(rank_of({}, {site("a", 1ms, {})}));
+  none.push_back(rank_of({}, {site("a", 2ms, {})}, "0.0.9"));
+  const warmup::merged_report a = warmup::merge(std::move(none));
+  CHECK(a.ranks[0].rank == 0);
+  CHECK(a.ranks[1].rank == 1);
+  REQUIRE(a.notices.size() == 2);
+  CHECK(a.notices[0].find("numbered by input order") != std::string::npos);
+  CHECK(a.notices[1].find("different library versions merged: 0.1.0, 0.0.9") != std::string::npos);
+
+  std::vector<warmup::rank_summary> twice;
+  twice.push_back(rank_of(5, {site("a", 1ms, {}), site("a", 9ms, {})}));
+  twice.push_back(rank_of(5, {site("a", 2ms, {})}));
+  const warmup::merged_report b = warmup::merge(std::move(twice));
+  CHECK(b.ranks[1].rank == 1);
+  CHECK(b.sites.size() == 1);
+  CHECK(b.sites[0].per_rank.size() == 2);
+  CHECK(b.sites[0].first.max == 2ms);  // rank 0's second "a" was left out
+  CHECK(b.notices.size() == 2);
+
+  const warmup::merged_report empty = warmup::merge({});
+  CHECK(empty.sites.empty());
+  std::ostringstream os;
+  warmup::print(empty, os);
+  CHECK(os.str().find("no site in any report") != std::string::npos);
+  CHECK(warmup::to_svg(empty).find("</svg>") != std::string::npos);
+}
+
+TEST_CASE("compare: threshold, floor and the p50 intervals each decide") {
+  using warmup::verdict;
+  warmup::compare_input base, now;
+  const auto add = [](warmup::compare_input& in, const char* name, ns first, ns p50, std::optional<ns> lo, std::optional<ns> hi) {
+    warmup::compare_input::site s;
+    s.name = name, s.first = first, s.p50 = p50, s.p50_low = lo, s.p50_high = hi;
+    in.sites.push_back(s);
+  };
+  add(base, "apart", 10ms, 100us, 98us, 102us);
+  add(now, "apart", 10ms, 120us, 118us, 122us);        // +20%, intervals apart: slower
+  add(base, "overlap", 10ms, 100us, 80us, 130us);
+  add(now, "overlap", 10ms, 120us, 90us, 150us);       // +20%, intervals overlap: same
+  add(base, "small", 10ms, 100us, 99us, 101us);
+  add(now, "small", 10ms, 105us, 104us, 106us);        // +5%, apart: under the threshold, same
+  add(base, "tiny", 10ms, 30ns, 29ns, 31ns);
+  add(now, "tiny", 10ms, 60ns, 59ns, 61ns);            // 2x, but 30 ns: within the floor
+  add(base, "no interval", 10ms, 100us, {}, {});
+  add(now, "no interval", 13ms, 80us, {}, {});         // first +30%: slower; p50 -20%: faster
+  add(base, "gone", 1ms, 1us, {}, {});
+  add(now, "new", 1ms, 1us, {}, {});
+  const warmup::comparison c = warmup::compare(base, now);
+  const auto find = [&](const char* name) -> const warmup::site_change& {
+    for (const auto& s : c.sites)
+      if (s.name == name) return s;
+    FAIL(name);
+    return c.sites.front();
+  };
+  CHECK(find("apart").p50.change == verdict::slower);
+  CHECK(find("apart").p50.basis == "interval");
+  CHECK(find("overlap").p50.change == verdict::same);
+  CHECK(find("small").p50.change == verdict::same);
+  CHECK(find("tiny").p50.change == verdict::same);
+  CHECK(find("tiny").p50.basis == "floor");
+  CHECK(find("no interval").first.change == verdict::slower);
+  CHECK(find("no interval").p50.change == verdict::faster);
+  CHECK(find("no interval").p50.basis == "threshold");
+  CHECK(c.regressed);
+  REQUIRE(c.removed.size() == 1);
+  CHECK(c.removed[0].name == "gone");
+  REQUIRE(c.added.size() == 1);
+  CHECK(c.added[0].name == "new");
+
+  warmup::compare_options loose;
+  loose.threshold = 0.5;
+  CHECK_FALSE(warmup::compare(base, now, loose).regressed);
+}
+
+TEST_CASE("the MPI wire format: fixed sizes, long names kept apart, bad bytes refused") {
+  namespace d = warmup::detail;
+  STATIC_REQUIRE(d::wire_bytes(200) == 256 + 200 * 160);
+  warmup::rank_summary r = rank_of(7, {});
+  r.host = std::string(100, 'h');  // cut to fit
+  r.device = "NVIDIA H200";
+  const std::string long_a = std::string(120, 'x') + "a", long_b = std::string(120, 'x') + "b";
+  r.sites = {site("short", 5ms, 7us, 42), site(long_a, 1ms, {}), site(long_b, 2ms, {}),
+             site(std::string(90, 'y') + "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9", 3ms, {})};
+  r.sites[0].device_first = 4ms;
+  std::vector<unsigned char> bytes;
+  d::encode(r, 7, bytes);
+  REQUIRE(bytes.size() == d::wire_bytes(4));
+  warmup::rank_summary back;
+  REQUIRE(d::decode(bytes.data(), bytes.size(), back));
+  CHECK(*back.rank == 7);
+  CHECK(back.host == std::string(63, 'h'));
+  CHECK(back.device == "NVIDIA H200");
+  REQUIRE(back.sites.size() == 4);
+  CHECK(back.sites[0].name == "short");
+  CHECK(back.sites[0].calls == 42);
+  CHECK(back.sites[0].p50 == 7us);
+  CHECK(back.sites[0].device_first == 4ms);
+  CHECK_FALSE(back.sites[0].device_p50);
+  CHECK(back.sites[1].name != back.sites[2].name);  // one beginning, two sites
+  CHECK(back.sites[1].name.size() < 104);
+  CHECK(back.sites[1].name.find("...#") == 86);
+  // A cut never splits a character: the name is still UTF-8.
+  CHECK(warmup::detail::repair_utf8(back.sites[3].name, warmup::detail::controls::keep_line_breaks) == back.sites[3].name);
+
+  CHECK_FALSE(d::decode(bytes.data(), bytes.size() - 1, back));  // short
+  std::vector<unsigned char> bad = bytes;
+  bad[0] ^= 1;  // not the magic
+  CHECK_FALSE(d::decode(bad.data(), bad.size(), back));
+  bad = bytes;
+  bad[256 + 48] = 200;  // an operation kind that does not exist
+  CHECK_FALSE(d::decode(bad.data(), bad.size(), back));
+}

@@ -1,0 +1,211 @@
+"""warmup-report end to end: real reports from spin_program (scopes of known length), merged
+and compared, and every kind of bad input.
+
+usage: check_report_tool.py WARMUP_REPORT SPIN_PROGRAM WORK_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+tool, spin, work = sys.argv[1:4]
+os.makedirs(work, exist_ok=True)
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def env_for(rank=None, size=None):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OMPI_", "PMI_", "SLURM_", "WARMUP_")) and k not in ("RANK", "LOCAL_RANK", "WORLD_SIZE")}
+    if rank is not None:
+        env.update(OMPI_COMM_WORLD_RANK=str(rank), OMPI_COMM_WORLD_SIZE=str(size), OMPI_COMM_WORLD_LOCAL_RANK=str(rank))
+    return env
+
+
+def program(name, *args, rank=None, size=None):
+    path = os.path.join(work, name)
+    subprocess.run([spin, path, *args], check=True, env=env_for(rank, size))
+    return path
+
+
+def run(*args, env=None):
+    p = subprocess.run([tool, *args], capture_output=True, text=True, env=env or env_for())
+    return p.returncode, p.stdout, p.stderr
+
+
+def verdicts(out_json):
+    c = json.load(open(out_json))
+    return c, {(s["name"], f): s[f]["change"] for s in c["sites"] for f in ("first", "warmup_excess", "p50")}
+
+
+# --- compare --------------------------------------------------------------------------
+base = program("base.json")
+same = program("same.json")
+rc, out, err = run("compare", base, same, "-o", os.path.join(work, "same.cmp.json"), "-o", "-")
+c, v = verdicts(os.path.join(work, "same.cmp.json"))
+check(rc == 0 and c["schema"] == "warmup.compare/1" and not c["regressed"], "two runs of one program: exit 0, no regression")
+check(all(x == "same" for x in v.values()), f"two runs of one program: every verdict 'same' ({v})")
+check("no regression: 3 sites compared" in out, "the table says no regression")
+
+slow = program("slow_steady.json", "--steady-us", "240")
+rc, out, err = run("compare", base, slow, "-o", os.path.join(work, "slow.cmp.json"))
+c, v = verdicts(os.path.join(work, "slow.cmp.json"))
+step = next(s for s in c["sites"] if s["name"] == "step")
+check(rc == 1 and c["regressed"], "20% slower steady state: exit 1")
+check(v[("step", "p50")] == "slower" and step["p50"]["basis"] == "interval", "  step's p50 'slower', on its intervals")
+check(1.15 < step["p50"]["ratio"] < 1.25, f"  step's p50 ratio near 1.2 ({step['p50']['ratio']})")
+check(v[("io", "p50")] == "same" and v[("load", "first")] == "same", "  the sites left alone stay 'same'")
+
+rc, out, err = run("compare", "--threshold", "25%", base, slow)
+check(rc == 0, "the same 20% with --threshold 25%: exit 0")
+
+# A first call is one sample, at the mercy of the machine: injected into a real report's JSON.
+cold_report = json.load(open(base))
+for site in cold_report["sites"]:
+    if site["name"] == "step":
+        site["host"]["first"] = int(site["host"]["first"] * 1.2)
+        site["host"]["total"] += site["host"]["first"] // 6
+cold = os.path.join(work, "slow_first.json")
+json.dump(cold_report, open(cold, "w"))
+rc, out, err = run("compare", base, cold, "-o", os.path.join(work, "cold.cmp.json"), "-o", "-")
+c, v = verdicts(os.path.join(work, "cold.cmp.json"))
+check(rc == 1 and v[("step", "first")] == "slower", "20% slower first call: exit 1, step's first call 'slower'")
+check(v[("step", "p50")] == "same", "  its steady p50 stays 'same'")
+check("SLOWER" in out and "REGRESSED: 1 of 3 sites" in out, "  the table says which")
+
+fast = program("fast.json", "--steady-us", "150")
+rc, out, err = run("compare", base, fast, "-o", os.path.join(work, "fast.cmp.json"))
+c, v = verdicts(os.path.join(work, "fast.cmp.json"))
+check(rc == 0 and v[("step", "p50")] == "faster", "a faster steady state: 'faster', exit 0")
+
+moved = program("moved.json", "--no-io", "--extra-site")
+rc, out, err = run("compare", base, moved, "-o", os.path.join(work, "moved.cmp.json"), "-o", "-")
+c = json.load(open(os.path.join(work, "moved.cmp.json")))
+check(rc == 0, "a site removed and one added: exit 0")
+check([s["name"] for s in c["removed"]] == ["io"] and [s["name"] for s in c["added"]] == ["new site"],
+      "  io listed as removed, 'new site' as added")
+check("removed (base only): region io" in out and "added (new only): region new site" in out, "  the table lists both")
+
+# --- bad input ------------------------------------------------------------------------
+def bad(name, text, expect):
+    path = os.path.join(work, name)
+    with open(path, "w") as f:
+        f.write(text)
+    rc, out, err = run("compare", base, path)
+    check(rc == 2 and expect in err and "Traceback" not in err, f"{name}: exit 2, says '{expect}' ({err.strip()[:150]})")
+
+
+bad("truncated.json", open(base).read()[:200], "not valid JSON: line 1, column")
+bad("empty.json", "", "not valid JSON")
+bad("array.json", "[1, 2]", "not a warmup report: the JSON is not an object")
+bad("foreign.json", '{"benchmarks": []}', "not a warmup report: it has no \"schema\"")
+bad("other_schema.json", '{"schema": "chrome.trace/1"}', "not a warmup report: its schema is")
+bad("future.json", '{"schema": "warmup.report/9", "sites": []}', "is a version this build does not read")
+bad("deep.json", "[" * 100000 + "]" * 100000, "nested deeper than 64 levels")
+bad("control.json", '{"schema": "warmup.report/2", "x": "a\x01b"}', "a control character inside a string")
+good = json.load(open(base))
+good["sites"][0]["calls"] = "many"
+bad("wrong_type.json", json.dumps(good), "sites[0].calls: expected a non-negative integer")
+good = json.load(open(base))
+good["sites"][1]["op"] = "teleport"
+bad("wrong_enum.json", json.dumps(good), "sites[1].op: \"teleport\" is not a name this version knows")
+good = json.load(open(base))
+good["sites"][0]["host"]["first"] = 1e30
+bad("huge.json", json.dumps(good), "sites[0].host.first: expected an integer number of nanoseconds")
+good = json.load(open(base))
+good["sites"][0]["host"]["first"] = 99999999999999999999
+bad("overflow.json", json.dumps(good), "sites[0].host.first: 99999999999999999999 is out of range")
+rc, out, err = run("compare", base, os.path.join(work, "no such file.json"))
+check(rc == 2 and "No such file or directory" in err, "a missing file: exit 2, the system's reason")
+rc, out, err = run("compare", base)
+check(rc == 2 and "usage:" in err, "one report to compare: usage, exit 2")
+for t in ("10", "abc", "-5%", "nan"):
+    rc, out, err = run("compare", "--threshold", t, base, same)
+    check(rc == 2 and "--threshold takes" in err, f"--threshold {t}: refused")
+rc, out, err = run("compare", "--floor", "5 parsecs", base, same)
+check(rc == 2 and "--floor takes" in err, "--floor with no unit: refused")
+rc, out, err = run("frobnicate")
+check(rc == 2 and "unknown command" in err, "an unknown command: exit 2")
+
+# Negative and huge figures written by a hand (or another tool) read and compare, never crash.
+good = json.load(open(base))
+good["sites"][0]["host"]["first"] = -5
+good["sites"][1]["host"]["first"] = 9223372036854775807
+path = os.path.join(work, "extreme.json")
+json.dump(good, open(path, "w"))
+rc, out, err = run("compare", base, path)
+check(rc in (0, 1) and "Traceback" not in err and out.count("\n") > 3, f"negative and 2^63-1 ns figures: compared (exit {rc})")
+
+# --- merge ----------------------------------------------------------------------------
+ranks = []
+for r in range(4):
+    args = ["--first-us", "200000"] if r == 2 else []
+    if r == 3:
+        args += ["--no-io", "--calls", "30"]
+    program("rank%r.json", *args, rank=r, size=4)  # %r: ranks never write over each other
+    ranks.append(os.path.join(work, f"rank{r}.json"))
+merged = os.path.join(work, "merged.json")
+rc, out, err = run("merge", "-o", merged, "-o", os.path.join(work, "merged.csv"), "-o", os.path.join(work, "merged.svg"),
+                   "-o", "-", *reversed(ranks))
+check(rc == 0, f"merge of 4 ranks: exit 0 ({err.strip()[:200]})")
+m = json.load(open(merged))
+check(m["schema"] == "warmup.merged/1" and [r["rank"] for r in m["ranks"]] == [0, 1, 2, 3],
+      "merged JSON: its schema, ranks in order whatever the input order")
+s = {x["name"]: x for x in m["sites"]}
+check(s["step"]["ranks"] == 4 and s["step"]["calls"] == 60 * 3 + 30, f"step: 4 ranks, calls summed exactly ({s['step']['calls']})")
+firsts = [f["first"] for f in s["step"]["per_rank"]]
+check(s["step"]["first"]["slowest_rank"] == 2 and s["step"]["first"]["max"] == firsts[2] >= 200e6,
+      f"step's first call: slowest on rank 2, its 200 ms ({firsts})")
+check(s["step"]["first"]["median"] == sorted(firsts)[1] and s["step"]["first"]["min"] == min(firsts),
+      "  min and lower median agree with the per-rank figures")
+check(s["io"]["ranks"] == 3 and s["io"]["missing_ranks"] == [3] and s["io"]["calls"] == 60, "io: on 3 ranks, rank 3 listed missing")
+check([f["rank"] for f in s["step"]["per_rank"]] == [0, 1, 2, 3] and [f["calls"] for f in s["step"]["per_rank"]] == [60, 60, 60, 30],
+      "step's per-rank figures: every rank, its own count")
+check("missing on ranks 3" in out and "rank 2" in out, "the table names the missing rank and the slowest")
+csv = open(os.path.join(work, "merged.csv")).read().splitlines()
+check(csv[0].startswith("name,op,ranks,calls,first.min,first.median,first.max,first.slowest_rank") and len(csv) == 4,
+      "merged CSV: dotted columns, one row per site")
+svg = ET.parse(os.path.join(work, "merged.svg")).getroot()
+paths = [p.get("d") for p in svg.iter("{http://www.w3.org/2000/svg}path")]
+marks = sum(len(x["per_rank"]) + sum(f["p50"] is not None for f in x["per_rank"]) for x in m["sites"])
+check(marks == 4 + 8 + 6 and sum(d.count("v8") for d in paths) == marks,
+      "merged SVG: a mark per rank for each first call and each steady p50")
+
+# Merges merge: two halves merged, then merged again, give the same figures as all at once.
+half_a, half_b = os.path.join(work, "half_a.json"), os.path.join(work, "half_b.json")
+run("merge", "-o", half_a, ranks[0], ranks[1])
+run("merge", "-o", half_b, ranks[2], ranks[3])
+rc, out, err = run("merge", "-o", os.path.join(work, "tree.json"), half_a, half_b)
+t = json.load(open(os.path.join(work, "tree.json")))
+check(rc == 0 and t["sites"] == m["sites"], "a merge of two merges equals the merge of all four")
+
+# A directory stands for its reports; an unreadable one among them is left out and said.
+d = os.path.join(work, "dir")
+os.makedirs(d, exist_ok=True)
+for i, r in enumerate(ranks):
+    open(os.path.join(d, f"rank{i}.json"), "w").write(open(r).read())
+open(os.path.join(d, "broken.json"), "w").write("{")
+rc, out, err = run("merge", d, "-o", os.path.join(work, "dir.json"))
+dm = json.load(open(os.path.join(work, "dir.json")))
+check(rc == 2 and len(dm["ranks"]) == 4 and "broken.json" in err and any("left out" in n for n in dm["notices"]),
+      "a directory with a broken report: the rest merged, the broken one named, exit 2")
+rc, out, err = run("merge", os.path.join(work, "base.json"), os.path.join(work, "same.json"))
+check(rc == 0 and "numbered by input order" in out, "reports with no rank: numbered by input order, said")
+rc, out, err = run("merge", merged, "-o", "/nonexistent-dir/out.json")
+check(rc == 2 and "/nonexistent-dir/out.json" in err, "an output that cannot be written: named, exit 2")
+
+# The tool is built with WARMUP_DISABLE: a WARMUP_REPORT in its environment writes nothing.
+trap = os.path.join(work, "tool_report.json")
+env = env_for()
+env["WARMUP_REPORT"] = trap
+rc, out, err = run("show", base, env=env)
+check(rc == 0 and "step" in out and not os.path.exists(trap), "show prints a report; the tool writes no report of its own")
+
+print(f"{len(failures)} failure(s)")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,297 @@
+// warmup-report: reads the JSON reports warmup writes. `merge` puts many ranks' reports
+// together; `compare` gates a change on two runs; `show` prints one report as a table.
+// Built with WARMUP_DISABLE: the tool measures nothing and never writes a report of its own,
+// whatever WARMUP_* variables its environment carries.
+#include <warmup/compare.hpp>
+#include <warmup/merge.hpp>
+#include <warmup/merge_formats.hpp>
+#include <warmup/print.hpp>
+#include <warmup/read.hpp>
+#include <warmup/report_file.hpp>
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int exit_ok = 0, exit_regressed = 1, exit_error = 2;
+
+const char* const usage_text =
+    "usage: warmup-report merge [-o FILE]... REPORT_OR_DIR...\n"
+    "       warmup-report compare [--threshold 10%] [--floor 1us] [-o FILE]... BASE NEW\n"
+    "       warmup-report show REPORT\n"
+    "\n"
+    "merge    many ranks' JSON reports (warmup.report/2, or merged reports: merges of merges)\n"
+    "         as one: per site, first call, steady p50 and warm-up excess as min / median / max\n"
+    "         over ranks, with the slowest rank. A directory stands for its *.json files.\n"
+    "compare  two runs (reports or merged reports), per site: first call, warm-up excess and\n"
+    "         steady p50, each faster / slower / same. Exit status 1 when a site got slower\n"
+    "         beyond the threshold (default 10%) and the floor (default 1us); where both runs\n"
+    "         have a p50's 95% confidence interval, the intervals must also be apart.\n"
+    "show     one report (or merged report) as a table.\n"
+    "\n"
+    "-o FILE  writes the result to FILE, in the format its extension names (.json, .csv, .svg\n"
+    "         for merge; .json for compare; anything else: the table); '-' is standard output.\n"
+    "         Without -o, the table goes to standard output.\n"
+    "Exit status: 0 done (no regression), 1 regression (compare), 2 bad usage or input; a merge\n"
+    "with unreadable inputs still merges the rest, says which were left out, and exits 2.\n";
+
+int usage_error(const std::string& why) {
+  std::cerr << "warmup-report: " << why << "\n\n" << usage_text;
+  return exit_error;
+}
+
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+/// Writes `text` to `path` ("-": standard output) without ever leaving a half-written file.
+bool write_output(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text << std::flush;
+    return bool(std::cout);
+  }
+  namespace d = warmup::detail;
+  const std::string error = d::is_special_file(path) ? d::write_special_file(path, text) : warmup::write_file_atomically(path, text);
+  if (!error.empty()) std::cerr << "warmup-report: " << error << '\n';
+  return error.empty();
+}
+
+/// The inputs a merge names: files as given, directories as their *.json files in name order.
+bool expand_inputs(const std::vector<std::string>& args, std::vector<std::string>& files) {
+  bool ok = true;
+  for (const std::string& a : args) {
+    struct stat st {};
+    if (::stat(a.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      DIR* dir = ::opendir(a.c_str());
+      if (dir == nullptr) {
+        std::cerr << "warmup-report: " << a << ": cannot read the directory\n";
+        ok = false;
+        continue;
+      }
+      std::vector<std::string> found;
+      while (const dirent* e = ::readdir(dir)) {
+        const std::string name = e->d_name;
+        if (ends_with(name, ".json") && name[0] != '.') found.push_back(a + (ends_with(a, "/") ? "" : "/") + name);
+      }
+      ::closedir(dir);
+      std::sort(found.begin(), found.end());
+      if (found.empty()) std::cerr << "warmup-report: " << a << ": no .json file in the directory\n", ok = false;
+      files.insert(files.end(), found.begin(), found.end());
+    } else {
+      files.push_back(a);
+    }
+  }
+  return ok;
+}
+
+/// Either kind of document, read from a file.
+struct document {
+  std::optional<warmup::report> one;
+  std::optional<warmup::merged_report> merged;
+};
+
+std::optional<document> read_document(const std::string& path, std::string& error) {
+  const std::optional<std::string> text = warmup::read_text_file(path, error);
+  if (!text) return std::nullopt;
+  document d;
+  std::string why;
+  if ((d.one = warmup::read_report(*text, why))) return d;
+  std::string why_merged;
+  if (why.find("a \"warmup.merged/") != std::string::npos && (d.merged = warmup::read_merged(*text, why_merged))) return d;
+  error = path + ": " + (why_merged.empty() ? why : why_merged);
+  return std::nullopt;
+}
+
+/// A merged report's ranks as summaries again, so that merges can be merged (a tree of them).
+void unmerge(warmup::merged_report& m, const std::string& path, std::vector<warmup::rank_summary>& out) {
+  std::vector<warmup::rank_summary> ranks(m.ranks.size());
+  for (std::size_t i = 0; i < m.ranks.size(); ++i) {
+    warmup::merged_rank& r = m.ranks[i];
+    ranks[i] = {r.rank, std::move(r.host), r.pid, std::move(r.device), std::move(r.uuid), std::move(r.started),
+                std::move(r.library_version), r.source.empty() ? path : path + ": " + r.source, {}};
+  }
+  for (const warmup::merged_site& s : m.sites)
+    for (const warmup::rank_figures& f : s.per_rank) {
+      const auto it = std::find_if(m.ranks.begin(), m.ranks.end(), [&](const warmup::merged_rank& r) { return r.rank == f.rank; });
+      if (it == m.ranks.end()) continue;
+      ranks[std::size_t(it - m.ranks.begin())].sites.push_back(
+          {s.name, s.op, f.calls, f.first, f.p50, f.warmup_excess, f.device_first, f.device_p50});
+    }
+  for (auto& r : ranks) out.push_back(std::move(r));
+}
+
+int merge_command(const std::vector<std::string>& outputs, const std::vector<std::string>& inputs) {
+  if (inputs.empty()) return usage_error("merge needs at least one report");
+  std::vector<std::string> files;
+  bool all_read = expand_inputs(inputs, files);
+  std::vector<warmup::rank_summary> summaries;
+  summaries.reserve(files.size());
+  std::vector<std::string> left_out;
+  for (const std::string& f : files) {
+    std::string error;
+    std::optional<document> d = read_document(f, error);
+    if (!d) {
+      std::cerr << "warmup-report: " << error << '\n';
+      left_out.push_back(f);
+      continue;
+    }
+    if (d->one) summaries.push_back(warmup::summarize(*d->one, f));
+    else unmerge(*d->merged, f, summaries);
+  }
+  if (summaries.empty()) {
+    std::cerr << "warmup-report: no report could be read; nothing merged\n";
+    return exit_error;
+  }
+  warmup::merged_report m = warmup::merge(std::move(summaries));
+  if (!left_out.empty()) {
+    all_read = false;
+    m.notices.push_back(std::to_string(left_out.size()) + " input(s) left out, unreadable: " +
+                        warmup::detail::printable(left_out.front(), 120) + (left_out.size() > 1 ? " and others" : ""));
+  }
+  bool written = true;
+  for (const std::string& o : outputs) {
+    std::string text;
+    if (ends_with(o, ".json")) text = warmup::to_json(m) + '\n';
+    else if (ends_with(o, ".csv")) text = warmup::to_csv(m);
+    else if (ends_with(o, ".svg")) text = warmup::to_svg(m);
+    else {
+      std::ostringstream os;
+      warmup::print(m, os);
+      text = os.str();
+    }
+    written = write_output(o, text) && written;
+  }
+  if (outputs.empty()) warmup::print(m, std::cout);
+  return all_read && written ? exit_ok : exit_error;
+}
+
+std::optional<warmup::compare_input> compare_input_of(const std::string& path) {
+  std::string error;
+  std::optional<document> d = read_document(path, error);
+  if (!d) {
+    std::cerr << "warmup-report: " << error << '\n';
+    return std::nullopt;
+  }
+  return d->one ? warmup::compare_view(*d->one) : warmup::compare_view(*d->merged);
+}
+
+/// "10%" or "0.1" (a fraction); a bare number of 1 or more is refused as ambiguous.
+bool parse_threshold(const std::string& s, double& out) {
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  const bool percent = end != nullptr && std::string(end) == "%";
+  if (end == s.c_str() || (!percent && *end != '\0') || !std::isfinite(v) || v < 0) return false;
+  if (percent) v /= 100;
+  else if (v >= 1) return false;
+  out = v;
+  return true;
+}
+
+/// "500ns", "2us", "1.5ms", "0": a duration of at least zero.
+bool parse_floor(const std::string& s, std::chrono::nanoseconds& out) {
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || !std::isfinite(v) || v < 0) return false;
+  const std::string unit = end;
+  double scale = 0;
+  if (unit == "ns" || (unit.empty() && v == 0)) scale = 1;
+  else if (unit == "us") scale = 1e3;
+  else if (unit == "ms") scale = 1e6;
+  else if (unit == "s") scale = 1e9;
+  else return false;
+  if (v * scale > 3.6e12) return false;  // more than an hour is no floor
+  out = std::chrono::nanoseconds{static_cast<long long>(std::llround(v * scale))};
+  return true;
+}
+
+int compare_command(const std::vector<std::string>& outputs, const std::vector<std::string>& args,
+                    const warmup::compare_options& o) {
+  if (args.size() != 2) return usage_error("compare needs two reports: BASE NEW");
+  const std::optional<warmup::compare_input> base = compare_input_of(args[0]), now = compare_input_of(args[1]);
+  if (!base || !now) return exit_error;
+  const warmup::comparison c = warmup::compare(*base, *now, o);
+  bool written = true;
+  for (const std::string& out : outputs) {
+    std::string text;
+    if (ends_with(out, ".json")) text = warmup::to_json(c) + '\n';
+    else {
+      std::ostringstream os;
+      warmup::print(c, os);
+      text = os.str();
+    }
+    written = write_output(out, text) && written;
+  }
+  if (outputs.empty()) warmup::print(c, std::cout);
+  if (!written) return exit_error;
+  return c.regressed ? exit_regressed : exit_ok;
+}
+
+int show_command(const std::vector<std::string>& args) {
+  if (args.size() != 1) return usage_error("show needs one report");
+  std::string error;
+  const std::optional<document> d = read_document(args[0], error);
+  if (!d) {
+    std::cerr << "warmup-report: " << error << '\n';
+    return exit_error;
+  }
+  if (d->one) warmup::print(*d->one, std::cout);
+  else warmup::print(*d->merged, std::cout);
+  return exit_ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) return usage_error("no command");
+  const std::string& command = args[0];
+  if (command == "--help" || command == "-h" || command == "help") return std::cout << usage_text, exit_ok;
+  if (command == "--version") return std::cout << "warmup-report " << WARMUP_VERSION_STRING << '\n', exit_ok;
+  std::vector<std::string> outputs, rest;
+  warmup::compare_options options;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const auto value = [&](const char* what) -> const std::string* {
+      if (i + 1 < args.size()) return &args[++i];
+      usage_error(std::string(a) + " needs " + what);
+      return nullptr;
+    };
+    if (a == "-o" || a == "--output") {
+      const std::string* v = value("a file name");
+      if (v == nullptr) return exit_error;
+      outputs.push_back(*v);
+    } else if (a == "--threshold" && command == "compare") {
+      const std::string* v = value("a value such as 10%");
+      if (v == nullptr) return exit_error;
+      if (!parse_threshold(*v, options.threshold))
+        return usage_error("--threshold takes a percentage (10%) or a fraction below 1 (0.1), not \"" + *v + "\"");
+    } else if (a == "--floor" && command == "compare") {
+      const std::string* v = value("a duration such as 1us");
+      if (v == nullptr) return exit_error;
+      if (!parse_floor(*v, options.floor))
+        return usage_error("--floor takes a duration with its unit (500ns, 2us, 1ms, 0), not \"" + *v + "\"");
+    } else if (a == "--") {
+      rest.insert(rest.end(), args.begin() + std::ptrdiff_t(i) + 1, args.end());
+      break;
+    } else if (a.size() > 1 && a[0] == '-') {
+      return usage_error("unknown option " + a + " for " + command);
+    } else {
+      rest.push_back(a);
+    }
+  }
+  if (command == "merge") return merge_command(outputs, rest);
+  if (command == "compare") return compare_command(outputs, rest, options);
+  if (command == "show") return show_command(rest);
+  return usage_error("unknown command \"" + command + "\"");
+}
