@@ -55,8 +55,13 @@ constexpr std::string_view to_string(verdict v) noexcept {
 struct compare_options {
   /// A figure changes only when new / base differs from 1 by more than this (0.10 = 10%).
   double threshold = 0.10;
-  /// ... and by more than this in absolute time: a 30 ns site moving by 4 ns is timer noise.
+  /// ... and by more than this in absolute time, for steady p50s: a 30 ns site moving by 4 ns
+  /// is timer noise.
   std::chrono::nanoseconds floor = std::chrono::microseconds{1};
+  /// The same for first calls and warm-up excesses, one sample each: a cold call's run-to-run
+  /// noise on a GPU is tens of microseconds (two identical runs of examples/nccl: the first
+  /// 256 KiB all-reduce took 62.9 us, then 73.6 us).
+  std::chrono::nanoseconds first_floor = std::chrono::microseconds{50};
 };
 
 /// @brief One figure in both runs and the verdict on it.
@@ -110,7 +115,7 @@ struct site_name {
 /// \endcode
 struct comparison {
   double threshold = 0.10;
-  std::chrono::nanoseconds floor{};
+  std::chrono::nanoseconds floor{}, first_floor{};
   bool regressed = false;          ///< a site has a `slower` figure
   std::vector<std::string> notices;  ///< what differs between the runs besides the figures
   std::vector<site_change> sites;  ///< in both, in the new run's order
@@ -119,7 +124,8 @@ struct comparison {
 
   static constexpr auto fields() {
     using self = comparison;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(threshold), WARMUP_DETAIL_FIELD(floor), WARMUP_DETAIL_FIELD(regressed),
+    return std::make_tuple(WARMUP_DETAIL_FIELD(threshold), WARMUP_DETAIL_FIELD(floor), WARMUP_DETAIL_FIELD(first_floor),
+                           WARMUP_DETAIL_FIELD(regressed),
                            WARMUP_DETAIL_FIELD(notices), WARMUP_DETAIL_FIELD(sites), WARMUP_DETAIL_FIELD(removed),
                            WARMUP_DETAIL_FIELD(added));
   }
@@ -184,7 +190,7 @@ using opt_ns = std::optional<std::chrono::nanoseconds>;
 /// overlap (the p50s differ at 95% confidence) and it passes the threshold; without, on the
 /// threshold alone; any change within the floor is "same".
 inline figure_change judge(opt_ns base, opt_ns now, opt_ns base_low, opt_ns base_high, opt_ns now_low, opt_ns now_high,
-                           const compare_options& o) {
+                           double threshold, std::chrono::nanoseconds floor) {
   figure_change f;
   f.base = base, f.now = now;
   if (!base || !now) {
@@ -194,14 +200,14 @@ inline figure_change judge(opt_ns base, opt_ns now, opt_ns base_low, opt_ns base
   const double b = double(base->count()), n = double(now->count());
   if (b > 0) f.ratio = n / b;
   const double change = b > 0 ? n / b - 1 : (n > 0 ? HUGE_VAL : 0.0);
-  if (std::fabs(n - b) <= double(o.floor.count())) {
+  if (std::fabs(n - b) <= double(floor.count())) {
     f.basis = "floor";
     return f;
   }
   const bool intervals = base_low && base_high && now_low && now_high;
   f.basis = intervals ? "interval" : "threshold";
-  if (change > o.threshold && (!intervals || *now_low > *base_high)) f.change = verdict::slower;
-  else if (change < -o.threshold && (!intervals || *now_high < *base_low)) f.change = verdict::faster;
+  if (change > threshold && (!intervals || *now_low > *base_high)) f.change = verdict::slower;
+  else if (change < -threshold && (!intervals || *now_high < *base_low)) f.change = verdict::faster;
   return f;
 }
 
@@ -215,7 +221,7 @@ inline std::string site_key(op_kind op, std::string_view name) {
 /// @brief Compares two runs site by site (by kind and name): the first call, the warm-up
 /// excess and the steady p50 on the host clock, and the device's first call and p50 where
 /// timed. A figure is `slower` when new / base - 1 exceeds `threshold`, the change exceeds
-/// `floor`, and, for a p50 where both runs have its 95% interval, the new interval lies
+/// `floor` (`first_floor` for first calls and warm-up excesses), and, for a p50 where both runs have its 95% interval, the new interval lies
 /// wholly above the old; `faster` likewise below. First calls and warm-up excesses are one
 /// sample each: their verdicts rest on the threshold alone. Sites in one run only are listed
 /// as `removed` or `added`, never judged.
@@ -229,6 +235,7 @@ inline comparison compare(const compare_input& base, const compare_input& now, c
   comparison c;
   c.threshold = o.threshold;
   c.floor = o.floor;
+  c.first_floor = o.first_floor;
   if (base.device != now.device)
     c.notices.push_back("the runs used different GPUs: \"" + detail::printable(base.device, 64) + "\" then \"" +
                         detail::printable(now.device, 64) + "\"");
@@ -245,13 +252,14 @@ inline comparison compare(const compare_input& base, const compare_input& now, c
     old.erase(it);
     site_change s;
     s.name = n.name, s.op = n.op;
-    s.first = detail::judge(b.first, n.first, {}, {}, {}, {}, o);
-    s.warmup_excess = detail::judge(b.warmup_excess, n.warmup_excess, {}, {}, {}, {}, o);
-    s.p50 = detail::judge(b.p50, n.p50, b.p50_low, b.p50_high, n.p50_low, n.p50_high, o);
+    const auto one_sample = [&](detail::opt_ns was, detail::opt_ns is) { return detail::judge(was, is, {}, {}, {}, {}, o.threshold, o.first_floor); };
+    s.first = one_sample(b.first, n.first);
+    s.warmup_excess = one_sample(b.warmup_excess, n.warmup_excess);
+    s.p50 = detail::judge(b.p50, n.p50, b.p50_low, b.p50_high, n.p50_low, n.p50_high, o.threshold, o.floor);
     if (b.device_first || n.device_first) {
-      s.device_first = detail::judge(b.device_first, n.device_first, {}, {}, {}, {}, o);
+      s.device_first = one_sample(b.device_first, n.device_first);
       s.device_p50 = detail::judge(b.device_p50, n.device_p50, b.device_p50_low, b.device_p50_high, n.device_p50_low,
-                                   n.device_p50_high, o);
+                                   n.device_p50_high, o.threshold, o.floor);
     }
     for (const figure_change* f : {&s.first, &s.warmup_excess, &s.p50})
       s.regressed = s.regressed || f->change == verdict::slower;
@@ -271,7 +279,8 @@ inline comparison compare(const compare_input& base, const compare_input& now, c
 inline void print(const comparison& c, std::ostream& os) {
   using detail::format_duration;
   os << "warmup compare: threshold " << detail::fmt("%.1f", c.threshold * 100) << "%, floor " << format_duration(c.floor)
-     << "; p50 verdicts need the 95% intervals apart where both runs have them\n";
+     << " (first calls " << format_duration(c.first_floor)
+     << "); p50 verdicts need the 95% intervals apart where both runs have them\n";
   detail::text_table t({"site", "op", "figure", "base", "new", "new/base", "verdict"}, 3);
   const auto row = [&](const site_change& s, const char* what, const figure_change& f, bool with_name) {
     const auto cell = [](const detail::opt_ns& v) { return v ? format_duration(*v) : std::string("-"); };

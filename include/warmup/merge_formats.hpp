@@ -178,13 +178,13 @@ inline std::string to_svg(const merged_report& m) {
          xml_text(s.name, 30) + " <tspan fill=\"#8a92a0\">" + std::string(to_string(s.op)) + " \xC2\xB7 " +
          std::to_string(s.ranks) + " ranks</tspan></text>\n";
     // One path per figure: a short tick per rank keeps 1,024 ranks x 200 sites a few MB.
-    std::string first = "M", p50 = "M";
+    std::string first, p50;
     for (const rank_figures& f : s.per_rank) {
-      first += fmt("%.1f", X(double(f.first.count()))) + " " + fmt("%.1f", y - 9) + "v8";
-      if (f.p50) p50 += fmt("%.1f", X(double(f.p50->count()))) + " " + fmt("%.1f", y + 1) + "v8";
+      first += "M" + fmt("%.1f", X(double(f.first.count()))) + " " + fmt("%.1f", y - 9) + "v8";
+      if (f.p50) p50 += "M" + fmt("%.1f", X(double(f.p50->count()))) + " " + fmt("%.1f", y + 1) + "v8";
     }
-    if (first.size() > 1) o += "<path d=\"" + first + "\" stroke=\"#d62728\" stroke-opacity=\"0.6\"/>\n";
-    if (p50.size() > 1) o += "<path d=\"" + p50 + "\" stroke=\"#4c72b0\" stroke-opacity=\"0.6\"/>\n";
+    if (!first.empty()) o += "<path d=\"" + first + "\" stroke=\"#d62728\" stroke-opacity=\"0.6\"/>\n";
+    if (!p50.empty()) o += "<path d=\"" + p50 + "\" stroke=\"#4c72b0\" stroke-opacity=\"0.6\"/>\n";
     const auto median_mark = [&](const std::optional<spread>& sp, double y0, const char* colour) {
       if (!sp) return;
       o += "<line x1=\"" + fmt("%.1f", X(double(sp->median.count()))) + "\" x2=\"" + fmt("%.1f", X(double(sp->median.count()))) +

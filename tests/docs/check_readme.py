@@ -114,9 +114,9 @@ def headers():
     for where, text in (("profile.hpp", umbrella.split("#pragma once")[0]), ("README's Layout", layout)):
         missing = [n for n in names if n not in text]
         assert not missing, f"{where} does not name {missing}"
-    # Headers of an optional target (cublas.hpp: warmup::cublas) are named, never included: the
-    # umbrella must compile with warmup::warmup alone.
-    optional = {"cublas.hpp"}
+    # Headers of an optional target (cublas.hpp: warmup::cublas, mpi.hpp: warmup::mpi) are named,
+    # never included: the umbrella must compile with warmup::warmup alone.
+    optional = {"cublas.hpp", "mpi.hpp"}
     missing = [n for n in names if f'#include "warmup/{n}"' not in umbrella and n not in optional]
     assert not missing, f"profile.hpp does not include {missing}"
     included = [n for n in optional if f'#include "warmup/{n}"' in umbrella]

@@ -214,6 +214,16 @@ TEST_CASE("compare: threshold, floor and the p50 intervals each decide") {
   REQUIRE(c.added.size() == 1);
   CHECK(c.added[0].name == "new");
 
+  // A first call is one sample: a change within the first-call floor is noise, whatever its ratio.
+  warmup::compare_input b2, n2;
+  add(b2, "cold", 60us, 10us, {}, {});
+  add(n2, "cold", 100us, 10us, {}, {});  // +67%, 40 us
+  CHECK(warmup::compare(b2, n2).sites[0].first.change == verdict::same);
+  CHECK(warmup::compare(b2, n2).sites[0].first.basis == "floor");
+  warmup::compare_options strict;
+  strict.first_floor = 10us;
+  CHECK(warmup::compare(b2, n2, strict).sites[0].first.change == verdict::slower);
+
   warmup::compare_options loose;
   loose.threshold = 0.5;
   CHECK_FALSE(warmup::compare(base, now, loose).regressed);

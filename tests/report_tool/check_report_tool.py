@@ -130,6 +130,10 @@ for t in ("10", "abc", "-5%", "nan"):
     check(rc == 2 and "--threshold takes" in err, f"--threshold {t}: refused")
 rc, out, err = run("compare", "--floor", "5 parsecs", base, same)
 check(rc == 2 and "--floor takes" in err, "--floor with no unit: refused")
+rc, out, err = run("compare", "--first-floor", "-1ms", base, same)
+check(rc == 2 and "--first-floor takes" in err, "--first-floor negative: refused")
+rc, out, err = run("compare", "--first-floor", "10ms", base, cold)
+check(rc == 0, "the 4 ms first-call slowdown under --first-floor 10ms: exit 0")
 rc, out, err = run("frobnicate")
 check(rc == 2 and "unknown command" in err, "an unknown command: exit 2")
 

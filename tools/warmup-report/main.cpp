@@ -28,7 +28,7 @@ constexpr int exit_ok = 0, exit_regressed = 1, exit_error = 2;
 
 const char* const usage_text =
     "usage: warmup-report merge [-o FILE]... REPORT_OR_DIR...\n"
-    "       warmup-report compare [--threshold 10%] [--floor 1us] [-o FILE]... BASE NEW\n"
+    "       warmup-report compare [--threshold 10%] [--floor 1us] [--first-floor 50us] [-o FILE]... BASE NEW\n"
     "       warmup-report show REPORT\n"
     "\n"
     "merge    many ranks' JSON reports (warmup.report/2, or merged reports: merges of merges)\n"
@@ -36,8 +36,9 @@ const char* const usage_text =
     "         over ranks, with the slowest rank. A directory stands for its *.json files.\n"
     "compare  two runs (reports or merged reports), per site: first call, warm-up excess and\n"
     "         steady p50, each faster / slower / same. Exit status 1 when a site got slower\n"
-    "         beyond the threshold (default 10%) and the floor (default 1us); where both runs\n"
-    "         have a p50's 95% confidence interval, the intervals must also be apart.\n"
+    "         beyond the threshold (default 10%) and the floor (default 1us for p50s, 50us for\n"
+    "         first calls and warm-up excesses, one sample each); where both runs have a p50's\n"
+    "         95% confidence interval, the intervals must also be apart.\n"
     "show     one report (or merged report) as a table.\n"
     "\n"
     "-o FILE  writes the result to FILE, in the format its extension names (.json, .csv, .svg\n"
@@ -281,6 +282,11 @@ int main(int argc, char** argv) {
       if (v == nullptr) return exit_error;
       if (!parse_floor(*v, options.floor))
         return usage_error("--floor takes a duration with its unit (500ns, 2us, 1ms, 0), not \"" + *v + "\"");
+    } else if (a == "--first-floor" && command == "compare") {
+      const std::string* v = value("a duration such as 50us");
+      if (v == nullptr) return exit_error;
+      if (!parse_floor(*v, options.first_floor))
+        return usage_error("--first-floor takes a duration with its unit (500ns, 2us, 1ms, 0), not \"" + *v + "\"");
     } else if (a == "--") {
       rest.insert(rest.end(), args.begin() + std::ptrdiff_t(i) + 1, args.end());
       break;
