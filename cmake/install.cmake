@@ -6,7 +6,9 @@ include(CMakePackageConfigHelpers)
 install(TARGETS warmup warmup_cublas EXPORT warmupTargets)
 install(DIRECTORY include/warmup DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 if(TARGET warmup-report)
-  install(TARGETS warmup-report EXPORT warmupToolTargets)
+  # OPTIONAL: a header-only install (configure, then install, no build) stays possible; the
+  # package then has no warmup::report-tool (its config looks for the program first).
+  install(TARGETS warmup-report EXPORT warmupToolTargets OPTIONAL)
   install(EXPORT warmupToolTargets NAMESPACE warmup:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/warmup)
   export(EXPORT warmupToolTargets NAMESPACE warmup:: FILE ${CMAKE_CURRENT_BINARY_DIR}/warmupToolTargets.cmake)
 endif()

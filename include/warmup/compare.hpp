@@ -308,17 +308,7 @@ inline void print(const comparison& c, std::ostream& os) {
 }
 
 /// @brief A comparison as one line of JSON, schema `warmup.compare/1`.
-inline std::string to_json(const comparison& c) {
-  detail::json_out j;
-  j.open('{');
-  j.key("schema"), j.value(compare_json_schema);
-  detail::for_each_field(c, [&](const char* name, const auto& x) {
-    j.key(name);
-    detail::write_value(j, x);
-  });
-  j.close('}');
-  return std::move(j.text);
-}
+inline std::string to_json(const comparison& c) { return detail::document_json(compare_json_schema, c); }
 
 WARMUP_END_NAMESPACE
 

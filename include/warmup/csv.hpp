@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "warmup/detail/fields.hpp"
 #include "warmup/detail/text.hpp"
@@ -86,6 +87,21 @@ void csv_record(csv_row& row, const T* r, bool header, const std::string& prefix
   });
 }
 
+/// A header row, then a row per record: reports' and merged reports' sites.
+template <class T>
+std::string csv_table(const std::vector<T>& records) {
+  std::string out;
+  {
+    csv_row head(out);
+    csv_record<T>(head, nullptr, true);
+  }
+  for (const T& r : records) {
+    csv_row row(out);
+    csv_record(row, &r, false);
+  }
+  return out;
+}
+
 }  // namespace detail
 WARMUP_END_NAMESPACE
 
@@ -103,18 +119,7 @@ WARMUP_BEGIN_NAMESPACE
 ///   std::ofstream("report.csv") << warmup::to_csv(warmup::snapshot());
 ///   // pandas.read_csv("report.csv")
 /// \endcode
-inline std::string to_csv(const report& r) {
-  std::string out;
-  {
-    detail::csv_row head(out);
-    detail::csv_record<site_report>(head, nullptr, true);
-  }
-  for (const site_report& s : r.sites) {
-    detail::csv_row row(out);
-    detail::csv_record(row, &s, false);
-  }
-  return out;
-}
+inline std::string to_csv(const report& r) { return detail::csv_table(r.sites); }
 
 WARMUP_END_NAMESPACE
 

@@ -86,6 +86,21 @@ void write_value(json_out& j, const T& v) {
   }
 }
 
+/// A whole document: `{"schema": schema, ...every field of record}` on one line. Reports,
+/// merged reports and comparisons are all written through it.
+template <class T>
+std::string document_json(std::string_view schema, const T& record) {
+  json_out j;
+  j.open('{');
+  j.key("schema"), j.value(schema);
+  for_each_field(record, [&](const char* name, const auto& x) {
+    j.key(name);
+    write_value(j, x);
+  });
+  j.close('}');
+  return std::move(j.text);
+}
+
 }  // namespace detail
 WARMUP_END_NAMESPACE
 
@@ -103,17 +118,7 @@ inline constexpr std::string_view json_schema = "warmup.report/2";
 /// \code
 ///   std::ofstream("report.json") << warmup::to_json(warmup::snapshot()) << '\n';
 /// \endcode
-inline std::string to_json(const report& r) {
-  detail::json_out j;
-  j.open('{');
-  j.key("schema"), j.value(std::string_view{json_schema});
-  detail::for_each_field(r, [&](const char* name, const auto& x) {
-    j.key(name);
-    detail::write_value(j, x);
-  });
-  j.close('}');
-  return std::move(j.text);
-}
+inline std::string to_json(const report& r) { return detail::document_json(json_schema, r); }
 
 WARMUP_END_NAMESPACE
 

@@ -259,6 +259,8 @@ inline merged_report merge(std::vector<rank_summary> in) {
   std::unordered_map<std::string, std::size_t> index;  // kind byte + name -> out.sites
   std::string key;
   std::vector<std::string> versions;
+  std::size_t duplicates = 0;
+  std::string first_duplicate;
   for (const std::size_t i : order) {
     rank_summary& r = in[i];
     const int rank = numbers[i];
@@ -276,9 +278,9 @@ inline merged_report merge(std::vector<rank_summary> in) {
         out.sites.back().op = s.op;
       }
       merged_site& m = out.sites[it->second];
-      if (!m.per_rank.empty() && m.per_rank.back().rank == rank) {
-        out.notices.push_back("rank " + std::to_string(rank) + " lists " + std::string(to_string(m.op)) + " site \"" +
-                              m.name + "\" twice; the second is left out");
+      if (!m.per_rank.empty() && m.per_rank.back().rank == rank) {  // one notice for all of them
+        if (duplicates++ == 0)
+          first_duplicate = "rank " + std::to_string(rank) + ", " + std::string(to_string(m.op)) + " site \"" + m.name + "\"";
         continue;
       }
       m.per_rank.push_back({rank, s.calls, s.first, s.p50, s.warmup_excess, s.device_first, s.device_p50});
@@ -286,6 +288,9 @@ inline merged_report merge(std::vector<rank_summary> in) {
     r.sites.clear();
     r.sites.shrink_to_fit();
   }
+  if (duplicates != 0)
+    out.notices.push_back(std::to_string(duplicates) + " site(s) listed twice by one rank were left out after their first (" +
+                          first_duplicate + (duplicates > 1 ? ", ...)" : ")"));
   if (versions.size() > 1) {
     std::string v;
     for (const std::string& x : versions) v += (v.empty() ? "" : ", ") + (x.empty() ? std::string("unknown") : x);

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <ostream>
+#include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "warmup/csv.hpp"
@@ -97,32 +99,11 @@ inline void print(const merged_report& m, std::ostream& os) {
 /// \code
 ///   std::ofstream("merged.json") << warmup::to_json(merged) << '\n';
 /// \endcode
-inline std::string to_json(const merged_report& m) {
-  detail::json_out j;
-  j.open('{');
-  j.key("schema"), j.value(merged_json_schema);
-  detail::for_each_field(m, [&](const char* name, const auto& x) {
-    j.key(name);
-    detail::write_value(j, x);
-  });
-  j.close('}');
-  return std::move(j.text);
-}
+inline std::string to_json(const merged_report& m) { return detail::document_json(merged_json_schema, m); }
 
 /// @brief A merged report as CSV: one row per site, the JSON site's fields flattened by dotted
 /// path (`first.min`, `first.slowest_rank`, `p50.median`, ...), lists left out.
-inline std::string to_csv(const merged_report& m) {
-  std::string out;
-  {
-    detail::csv_row head(out);
-    detail::csv_record<merged_site>(head, nullptr, true);
-  }
-  for (const merged_site& s : m.sites) {
-    detail::csv_row row(out);
-    detail::csv_record(row, &s, false);
-  }
-  return out;
-}
+inline std::string to_csv(const merged_report& m) { return detail::csv_table(m.sites); }
 
 /// @brief A merged report as one self-contained SVG: a row per site, time on a shared log
 /// axis, one tick per rank for its first call (red) and its steady p50 (blue), the medians
@@ -201,6 +182,24 @@ inline std::string to_svg(const merged_report& m) {
   return o;
 }
 
+namespace detail {
+
+inline bool has_extension(std::string_view path, std::string_view ext) noexcept {
+  return path.size() >= ext.size() && path.substr(path.size() - ext.size()) == ext;
+}
+
+/// A merged report in the format a destination's extension names: `.json`, `.csv`, `.svg`,
+/// anything else the table (the tool's `-o` and `warmup::mpi::write_merged` alike).
+inline std::string merged_text_for(std::string_view destination, const merged_report& m) {
+  if (has_extension(destination, ".json")) return to_json(m) + '\n';
+  if (has_extension(destination, ".csv")) return to_csv(m);
+  if (has_extension(destination, ".svg")) return to_svg(m);
+  std::ostringstream os;
+  print(m, os);
+  return os.str();
+}
+
+}  // namespace detail
 WARMUP_END_NAMESPACE
 
 #include "warmup/detail/header_end.hpp"

@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -163,18 +162,7 @@ inline bool write_merged(std::string_view spec, MPI_Comm comm = MPI_COMM_WORLD, 
       const std::string dest(spec.substr(from, to - from));
       from = to + 1;
       if (dest.empty()) continue;
-      const auto ends = [&](std::string_view tail) {
-        return dest.size() >= tail.size() && dest.compare(dest.size() - tail.size(), tail.size(), tail) == 0;
-      };
-      std::string text;
-      if (ends(".json")) text = to_json(*m) + '\n';
-      else if (ends(".csv")) text = to_csv(*m);
-      else if (ends(".svg")) text = to_svg(*m);
-      else {
-        std::ostringstream os;
-        print(*m, os);
-        text = os.str();
-      }
+      const std::string text = detail::merged_text_for(dest, *m);
       if (dest == "stdout" || dest == "stderr") {
         (dest == "stdout" ? std::cout : std::cerr) << text << std::flush;
         continue;

@@ -19,6 +19,8 @@ TEST:
 """
 import argparse
 import glob
+import shutil
+import subprocess
 import os
 import sys
 import tempfile
@@ -156,14 +158,26 @@ def shared_libs(b):
     return "\n".join(lines)
 
 
+def mpi_include_flags():
+    """MPI's include directories as -isystem flags (mpi.hpp needs <mpi.h>), or None without MPI."""
+    mpicxx = shutil.which("mpicxx")
+    if not mpicxx:
+        return None
+    r = subprocess.run([mpicxx, "--showme:incdirs"], capture_output=True, text=True)
+    return ["-isystem" + d for d in r.stdout.split()] if r.returncode == 0 else None
+
+
 def strict(b):
     headers = sorted(glob.glob(os.path.join(b.a.include, "warmup", "*.hpp")))
+    mpi = mpi_include_flags()
+    if mpi is None:
+        headers = [h for h in headers if not h.endswith("/mpi.hpp")]
     for mode, extra in (("measuring", []), ("disabled", ["-DWARMUP_DISABLE"])):
         for h in headers:
             src = os.path.join(b.tmp, "alone.cpp")
             with open(src, "w") as f:
                 f.write(f'#include "{os.path.relpath(h, b.a.include)}"\n')
-            sh([b.a.cxx, "-std=c++17", "-fsyntax-only", src] + b.inc + STRICT + extra)
+            sh([b.a.cxx, "-std=c++17", "-fsyntax-only", src] + b.inc + STRICT + extra + (mpi or []))
         exe = b.link([b.obj("strict_usage.cpp", f"strict_{mode}.o", ["-O2"] + STRICT + extra)], f"strict_{mode}")
         r = warmup_check.run([exe], timeout=60)
         assert r.returncode == 0, (mode, r)

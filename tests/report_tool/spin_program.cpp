@@ -1,5 +1,8 @@
-// A program with host-timed scopes of known length (each busy-waits on steady_clock until its
-// time is up, so that load on the machine stretches no call), for warmup-report's tests.
+// A program with host-timed scopes of known length, for warmup-report's tests. Short calls
+// busy-wait on steady_clock (a median of many is untouched by the odd preempted one); calls
+// of a millisecond or more sleep instead, so that a busy machine (CI runs two tests at once on
+// two cores), which stretches a busy-wait by whatever CPU time it loses, delays them only by
+// a wake-up: a first call is one sample, and must not carry that noise.
 // usage: spin_program OUT.json [--first-us N] [--steady-us N] [--calls N] [--extra-site] [--no-io]
 // Sites: "load" (one call, the first-call cost), "step" (a first call of --first-us, then
 // steady calls of --steady-us), "io" (20 calls of 30 us), and with --extra-site, "new site".
@@ -8,12 +11,15 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <thread>
 
 #include "warmup/profile.hpp"
 
 namespace {
 void spin(double us) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(static_cast<long long>(us * 1e3));
+  const auto d = std::chrono::nanoseconds(static_cast<long long>(us * 1e3));
+  if (us >= 1000) return std::this_thread::sleep_for(d);
+  const auto until = std::chrono::steady_clock::now() + d;
   while (std::chrono::steady_clock::now() < until) {
   }
 }
@@ -21,7 +27,7 @@ void spin(double us) {
 
 int main(int argc, char** argv) {
   if (argc < 2) return std::cerr << "usage: spin_program OUT.json [options]\n", 2;
-  double first_us = 20000, steady_us = 200;
+  double first_us = 100000, steady_us = 200;
   int calls = 60;
   bool extra = false, io = true;
   for (int i = 2; i < argc; ++i) {

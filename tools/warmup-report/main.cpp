@@ -83,7 +83,16 @@ bool expand_inputs(const std::vector<std::string>& args, std::vector<std::string
       std::vector<std::string> found;
       while (const dirent* e = ::readdir(dir)) {
         const std::string name = e->d_name;
-        if (ends_with(name, ".json") && name[0] != '.') found.push_back(a + (ends_with(a, "/") ? "" : "/") + name);
+        if (!ends_with(name, ".json") || name[0] == '.') continue;
+        const std::string path = a + (ends_with(a, "/") ? "" : "/") + name;
+        // A FIFO or device planted among the reports would block the merge: regular files only.
+        struct stat entry {};
+        if (::stat(path.c_str(), &entry) != 0 || !S_ISREG(entry.st_mode)) {
+          std::cerr << "warmup-report: " << path << ": not a regular file; left out\n";
+          ok = false;
+          continue;
+        }
+        found.push_back(path);
       }
       ::closedir(dir);
       std::sort(found.begin(), found.end());
@@ -161,18 +170,7 @@ int merge_command(const std::vector<std::string>& outputs, const std::vector<std
                         warmup::detail::printable(left_out.front(), 120) + (left_out.size() > 1 ? " and others" : ""));
   }
   bool written = true;
-  for (const std::string& o : outputs) {
-    std::string text;
-    if (ends_with(o, ".json")) text = warmup::to_json(m) + '\n';
-    else if (ends_with(o, ".csv")) text = warmup::to_csv(m);
-    else if (ends_with(o, ".svg")) text = warmup::to_svg(m);
-    else {
-      std::ostringstream os;
-      warmup::print(m, os);
-      text = os.str();
-    }
-    written = write_output(o, text) && written;
-  }
+  for (const std::string& o : outputs) written = write_output(o, warmup::detail::merged_text_for(o, m)) && written;
   if (outputs.empty()) warmup::print(m, std::cout);
   return all_read && written ? exit_ok : exit_error;
 }
@@ -224,14 +222,9 @@ int compare_command(const std::vector<std::string>& outputs, const std::vector<s
   const warmup::comparison c = warmup::compare(*base, *now, o);
   bool written = true;
   for (const std::string& out : outputs) {
-    std::string text;
-    if (ends_with(out, ".json")) text = warmup::to_json(c) + '\n';
-    else {
-      std::ostringstream os;
-      warmup::print(c, os);
-      text = os.str();
-    }
-    written = write_output(out, text) && written;
+    std::ostringstream table;
+    if (!ends_with(out, ".json")) warmup::print(c, table);
+    written = write_output(out, ends_with(out, ".json") ? warmup::to_json(c) + '\n' : table.str()) && written;
   }
   if (outputs.empty()) warmup::print(c, std::cout);
   if (!written) return exit_error;
