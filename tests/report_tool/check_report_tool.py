@@ -1,16 +1,17 @@
 """warmup-report end to end: real reports from spin_program (scopes of known length), merged
 and compared, and every kind of bad input.
 
-usage: check_report_tool.py WARMUP_REPORT SPIN_PROGRAM WORK_DIR
+usage: check_report_tool.py WARMUP_REPORT SPIN_PROGRAM   (works in a temporary folder)
 """
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
 
-tool, spin, work = sys.argv[1:4]
-os.makedirs(work, exist_ok=True)
+tool, spin = sys.argv[1:3]
+work = tempfile.mkdtemp(prefix="warmup-report-tool-")
 failures = []
 
 
@@ -219,4 +220,9 @@ rc, out, err = run("show", base, env=env)
 check(rc == 0 and "step" in out and not os.path.exists(trap), "show prints a report; the tool writes no report of its own")
 
 print(f"{len(failures)} failure(s)")
+if not failures:
+    import shutil
+    shutil.rmtree(work, ignore_errors=True)
+else:
+    print(f"the files are kept in {work}")
 sys.exit(1 if failures else 0)
