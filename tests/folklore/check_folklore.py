@@ -122,7 +122,8 @@ def check_alloc(program, args, tmp):
     # cudaMalloc + cudaFree pair costs about the same every time (on an H200 the first was even
     # faster: 64 us against 163 us), so only the verdict line is checked.
     assert first(m["host"]) > 0 and p50(m["host"]) > 0
-    assert any("first cudaMalloc" in l and ("holds" in l) for l in r.findings(4)), r.stdout
+    # Either verdict is a finding (the 2x H200 lease of 2026-11-27 saw 113 us first vs 159 us).
+    assert any("first cudaMalloc" in l and ("holds" in l or "does not hold here" in l) for l in r.findings(4)), r.stdout
     # The pool signal (no CUPTI): threshold 0 gives the memory back at every sync, so every call
     # grows the pool again; a raised threshold grows it once at most.
     assert zero["pool"] is not None and zero["pool"]["calls_read"] == 20, zero["pool"]
