@@ -86,6 +86,8 @@ namespace mpi {
 inline std::optional<merged_report> gather(const report& mine, MPI_Comm comm, int root, std::string& error) {
   error.clear();
   if (!detail::mpi_usable(error)) return std::nullopt;
+  // MPI_COMM_NULL's errors go to MPI_COMM_WORLD's handler, fatal by default: refuse it first.
+  if (comm == MPI_COMM_NULL) return error = "the communicator is MPI_COMM_NULL", std::nullopt;
   const detail::mpi_own_comm own(comm, error);
   if (own.get() == MPI_COMM_NULL) return std::nullopt;
   int rank = 0, ranks = 0;

@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
     warmup::region_scope only{"rank only"};
     spin(std::chrono::microseconds(50));
   }
+  expect(!warmup::mpi::gather(warmup::snapshot(), MPI_COMM_NULL, 0, error) && error.find("MPI_COMM_NULL") != std::string::npos,
+         "MPI_COMM_NULL is refused (" + error + ")");
   // A root outside the communicator is refused on every rank, and nothing hangs.
   expect(!warmup::mpi::gather(warmup::snapshot(), MPI_COMM_WORLD, size, error) && error.find("no rank") != std::string::npos,
          "a root outside the communicator is refused (" + error + ")");

@@ -20,6 +20,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace {
@@ -126,17 +127,18 @@ std::optional<document> read_document(const std::string& path, std::string& erro
 /// A merged report's ranks as summaries again, so that merges can be merged (a tree of them).
 void unmerge(warmup::merged_report& m, const std::string& path, std::vector<warmup::rank_summary>& out) {
   std::vector<warmup::rank_summary> ranks(m.ranks.size());
+  std::unordered_map<int, std::size_t> slot;  // rank -> its summary: a merge of 10^4 ranks stays linear
   for (std::size_t i = 0; i < m.ranks.size(); ++i) {
+    slot.emplace(m.ranks[i].rank, i);
     warmup::merged_rank& r = m.ranks[i];
     ranks[i] = {r.rank, std::move(r.host), r.pid, std::move(r.device), std::move(r.uuid), std::move(r.started),
                 std::move(r.library_version), r.source.empty() ? path : path + ": " + r.source, {}};
   }
   for (const warmup::merged_site& s : m.sites)
     for (const warmup::rank_figures& f : s.per_rank) {
-      const auto it = std::find_if(m.ranks.begin(), m.ranks.end(), [&](const warmup::merged_rank& r) { return r.rank == f.rank; });
-      if (it == m.ranks.end()) continue;
-      ranks[std::size_t(it - m.ranks.begin())].sites.push_back(
-          {s.name, s.op, f.calls, f.first, f.p50, f.warmup_excess, f.device_first, f.device_p50});
+      const auto it = slot.find(f.rank);
+      if (it == slot.end()) continue;  // a rank the document does not list: nobody to give it to
+      ranks[it->second].sites.push_back({s.name, s.op, f.calls, f.first, f.p50, f.warmup_excess, f.device_first, f.device_p50});
     }
   for (auto& r : ranks) out.push_back(std::move(r));
 }
