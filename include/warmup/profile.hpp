@@ -31,25 +31,23 @@
 /// - prewarm.hpp: `prewarm_context`, `prewarm_kernels`, `prewarm_pool`, `pinned_buffer`;
 ///   until_steady.hpp (with steady_limits.hpp): `warmup_until_steady`; cublas.hpp, not included
 ///   here, prewarms cuBLAS (target `warmup::cublas`);
-/// - read.hpp: reports read back from JSON; merge.hpp (with merge_formats.hpp): many ranks'
-///   reports as one; compare.hpp: two runs' verdicts (the `warmup-report` tool is built on
-///   these); mpi.hpp, not included here, gathers the ranks over MPI (target `warmup::mpi`);
+/// - not included here, for programs that read reports rather than measure (a measuring
+///   program does not compile them): read.hpp, reports back from JSON; merge.hpp (with
+///   merge_formats.hpp), many ranks' reports as one; compare.hpp, two runs' verdicts (the
+///   `warmup-report` tool is built on these); mpi.hpp gathers the ranks over MPI (target
+///   `warmup::mpi`);
 /// - config.hpp: version, namespaces, `WARMUP_DISABLE`, which removes every measurement while
 ///   keeping every type.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/cold.hpp"
-#include "warmup/compare.hpp"
 #include "warmup/config.hpp"
 #include "warmup/csv.hpp"
 #include "warmup/json.hpp"
-#include "warmup/merge.hpp"
-#include "warmup/merge_formats.hpp"
 #include "warmup/op.hpp"
 #include "warmup/prewarm.hpp"
 #include "warmup/print.hpp"
-#include "warmup/read.hpp"
 #include "warmup/report.hpp"
 #include "warmup/report_file.hpp"
 #include "warmup/scope.hpp"

@@ -94,8 +94,9 @@ inline std::string placeholder_error(std::string_view path) {
 
 /// `path` with its placeholders replaced: %r the rank (0 outside a job), %p the pid, %h the
 /// host name (letters, digits, '-' and '_' kept, anything else '_', so it never leaves the
-/// folder), %% a percent sign. A path parse_destinations accepted has no other.
-inline std::string expand_placeholders(std::string_view path, const run_identity& id, std::string& error) {
+/// folder), %% a percent sign. A path parse_destinations accepted has no other (any other `%`
+/// is kept as it stands: `placeholder_error` refused it before this is reached).
+inline std::string expand_placeholders(std::string_view path, const run_identity& id) {
   std::string out;
   for (std::size_t i = 0; i < path.size(); ++i) {
     if (path[i] != '%' || i + 1 == path.size()) {
@@ -112,7 +113,7 @@ inline std::string expand_placeholders(std::string_view path, const run_identity
         }
         break;
       case '%': out += '%'; break;
-      default: error = placeholder_error(path); out += '%'; out += path[i];
+      default: out += '%'; out += path[i];
     }
   }
   return out;
@@ -361,8 +362,7 @@ inline bool write_report_to(const report& r, std::string_view spec, bool forked,
       }
       const bool special = is_special_file(d.target);
       const std::string tag = special ? std::string{} : file_tag(d.target, r.identity, forked);
-      std::string placing;
-      d.target = expand_placeholders(d.target, r.identity, placing);
+      d.target = expand_placeholders(d.target, r.identity);
       if (!tag.empty()) d.target = tagged_path(d.target, tag);
       const std::string why = special ? write_special_file(d.target, text) : write_file_atomically(d.target, text);
       if (!why.empty()) {
