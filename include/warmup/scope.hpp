@@ -204,7 +204,9 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
     const bool after_idle = site_->end_host(index, start_, stop, host);
     detail::device_end(mark_, stream_, after_idle);
     detail::nvtx_pop();
-    if (index == 0 || after_idle) site_->cold_call_ends(index, start_, stop, after_idle);
+    // The cold window begins where the call's time does: with the first driver probe, if it
+    // carried one, so that its causes split the same time as the site's first call.
+    if (index == 0 || after_idle) site_->cold_call_ends(index, start_ > carried_ ? start_ - carried_ : 0, stop, after_idle);
     if constexpr (Op::kind == op_kind::alloc) {
       if (this->pool_before_)
         if (const auto after = detail::pool_reserved(stream_))

@@ -3,6 +3,8 @@
 in seconds, and its build line without CMake builds and runs a program.
 
 usage: check_readme.py snippets|ncu|headers      (reads README.md beside tests/)
+       check_readme.py ncu_run PROGRAM [LIMIT_S]  (GPU machine: runs the README's ncu line on
+                                                  PROGRAM, the demo; fails past LIMIT_S, 60)
        check_readme.py build_line CXX            (compiles examples/steps.cpp with the README's line)
        check_readme.py schema PROGRAM            (PROGRAM N json|csv prints a report with every field)
 """
@@ -14,6 +16,7 @@ import re
 import shlex
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import warmup_check
@@ -54,6 +57,38 @@ def ncu():
         assert "--metrics" in l or "--section" in l or "--launch-count" in l or " -c " in l, (
             f"this ncu line runs every default section (about 10 replays a kernel): {l}")
     return f"{len(lines)} ncu line(s), each limited to what it needs"
+
+
+def ncu_commands():
+    """The README's ncu commands, whole: continuation lines joined, comments left out."""
+    text = re.sub(r"\\\n\s*", " ", README)
+    return [l.split("#")[0].strip() for l in text.split("\n") if l.lstrip().startswith("ncu ")]
+
+
+def ncu_run(program, limit_s="60"):
+    """The README's ncu line, as it stands, run on the demo (`program` stands for its path): it
+    must answer in seconds (within `limit_s`, killed with everything it started past that), exit
+    0, and have profiled kernels (a filter that matched none would answer at once)."""
+    limit = float(limit_s)
+    (command,) = ncu_commands()
+    words = shlex.split(command)
+    demo = [i for i, w in enumerate(words) if w.endswith("examples/first_inference")]
+    assert len(demo) == 1, f"the README's ncu line names no examples/first_inference to run: {command}"
+    words[demo[0]] = program
+    # timeout(1) signals its whole process group: ncu and the program it launched.
+    start = time.monotonic()
+    proc = warmup_check.run(["timeout", "-k", "10", f"{limit:g}", *words], timeout=limit + 60)
+    took = time.monotonic() - start
+    tail = "\n".join((proc.stdout + proc.stderr).rstrip().split("\n")[-6:])
+    if proc.returncode in (124, 137) or took > limit:
+        warmup_check.fail(f"the README's ncu line took {took:.1f} s, more than {limit:g} s (\"in seconds\"): "
+                          f"{' '.join(words)}\n{tail}")
+    warmup_check.expect_exit(proc)
+    metric = [w for w in words if w.startswith("gpu__")] or ["gpu__time_duration.sum"]
+    rows = [l for l in proc.stdout.split("\n") if metric[0] in l]
+    assert rows, f"the README's ncu line profiled no kernel (no {metric[0]} in its output):\n{tail}"
+    print(tail)
+    return f"the README's ncu line answered in {took:.1f} s (limit {limit:g} s), {len(rows)} kernels measured"
 
 
 def build_line(cxx):

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs exit_pending with WARMUP_REPORT set and checks that the report written at exit holds the
-device time of the kernel still running when main returned. Exits 77 without a GPU.
+device time of the kernel still running when main returned. Exits 77 on a host without a GPU;
+where the host has one, a program that cannot use it has failed.
 
 usage: check_exit_pending.py PROGRAM
 """

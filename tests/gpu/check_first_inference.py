@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs examples/first_inference and checks that its report shows the cold costs where they are.
 
-Exits 77 (skipped) when the example found no GPU.
+Exits 77 (skipped) on a host without a GPU; where the host has one (nvidia-smi -L, /dev/nvidiaN),
+an example that says it found no usable GPU has failed.
 usage: check_first_inference.py PROGRAM
 """
 import os
@@ -22,6 +23,8 @@ with tempfile.TemporaryDirectory() as tmp:
 
 assert doc["device"] is not None and doc["device_status"] == "ok", doc["device_status"]
 sites = warmup_check.sites_by_key(doc)
+for s in doc["sites"]:
+    warmup_check.check_bandwidth(s)  # bytes / time, exactly as defined: not a factor of two, nor GiB
 
 
 def site(op, name):
@@ -54,7 +57,8 @@ assert relu["device"]["calls"] + relu["device_untimed"]["sampled_out"] == 300
 assert relu["host"]["first"] > 3 * relu["host"]["steady"]["p50"], relu["host"]
 
 up = site("h2d", "upload input")
-assert up["bytes"]["first"] == 1024 * 64 * 4 and up["bytes"]["steady_gbps"] > 0
+assert up["bytes"]["first"] == 1024 * 64 * 4 and up["bytes"]["gbps_clock"] == "device", up["bytes"]
+assert up["bytes"]["steady_gbps"] is not None and up["bytes"]["first_gbps"] is not None, up["bytes"]
 
 print(f"context {init['host']['first'] / 1e6:.1f} ms; forward first {host['first'] / 1e6:.2f} ms, "
       f"steady p50 {host['steady']['p50'] / 1e6:.3f} ms ({host['first'] / host['steady']['p50']:.0f}x); "
@@ -98,7 +102,10 @@ explicit_stream = site("region", "cudaStreamCreate")["host"]["first"]
 with tempfile.TemporaryDirectory() as tmp:
     path = os.path.join(tmp, "lazy.json")
     warmup_check.run_ok([program, "--lazy-context", "--json", path])
-    lazy = warmup_check.sites_by_key(warmup_check.load_report(path))
+    lazy_doc = warmup_check.load_report(path)
+    lazy = warmup_check.sites_by_key(lazy_doc)
+for s in lazy_doc["sites"]:
+    warmup_check.check_bandwidth(s)
 assert ("context", "cudaSetDevice + cudaFree(0)") not in lazy
 lazy_stream = lazy[("region", "cudaStreamCreate")]["host"]["first"]
 lazy_forward = lazy[("region", "forward")]["host"]
@@ -114,7 +121,10 @@ assert lazy_stream > 10_000_000 and lazy_stream > 10 * explicit_stream, (lazy_st
 with tempfile.TemporaryDirectory() as tmp:
     path = os.path.join(tmp, "prewarm.json")
     warmup_check.run_ok([program, "--prewarm", "--json", path])
-    warm = warmup_check.sites_by_key(warmup_check.load_report(path))
+    warm_doc = warmup_check.load_report(path)
+    warm = warmup_check.sites_by_key(warm_doc)
+for s in warm_doc["sites"]:
+    warmup_check.check_bandwidth(s)
 for op, name in (("region", "warmup::cublas::prewarm"), ("region", "warmup::prewarm_kernels")):
     assert (op, name) in warm and warm[(op, name)]["calls"] == 1, (op, name, sorted(warm))
 warm_forward = warm[("region", "forward")]["host"]

@@ -2,7 +2,9 @@
 under mpirun (reports gathered over MPI) and under torchrun --no-python (a report per rank,
 merged by warmup-report), and each merged report checked: every rank, every site on every rank,
 counts exact, device times for the all-reduces, the first 64 MiB all-reduce above its steady
-p50. Exit 77 where fewer than two GPUs or no NCCL are found.
+p50. Exit 77 only where the host has fewer than two GPUs (nvidia-smi -L, /dev/nvidiaN: asked
+before anything else) or the runner hid them; with two or more, no NCCL (nvidia.nccl) fails, and so
+does a run in which no launcher ran (neither mpirun with an MPI build, nor torchrun).
 
 usage: check_nccl.py BUILD_DIR OUT_DIR
 """
@@ -13,18 +15,22 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import warmup_check
+
 build, out = sys.argv[1:3]
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+gpus = warmup_check.host_gpu_count()
+if warmup_check.gpus_hidden():
+    warmup_check.skip("GPUs hidden by CUDA_VISIBLE_DEVICES; NCCL needs a GPU per rank")
+if gpus < 2:
+    warmup_check.skip(f"{gpus} GPU(s) on this host (nvidia-smi -L, /dev/nvidiaN); NCCL needs a GPU per rank")
 try:
     import nvidia.nccl
     nccl = list(nvidia.nccl.__path__)[0]
-except ImportError:
-    print("skip: no NCCL in this Python (nvidia.nccl)")
-    sys.exit(77)
-gpus = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout.count("GPU ")
-if gpus < 2:
-    print(f"skip: {gpus} GPU(s); NCCL needs a GPU per rank")
-    sys.exit(77)
+except ImportError as e:
+    warmup_check.fail(f"{gpus} GPUs here, but no NCCL in this Python ({sys.executable}: {e}); "
+                      "install nvidia-nccl-cu12 (or the machine's PyTorch) so that the two-GPU run can happen")
 os.makedirs(out, exist_ok=True)
 subprocess.run(["cmake", "-S", os.path.join(root, "examples", "nccl"), "-B", build, "-G", "Ninja",
                 "-DCMAKE_BUILD_TYPE=Release", f"-DNCCL_ROOT={nccl}"], check=True, stdout=subprocess.DEVNULL)
@@ -33,6 +39,7 @@ env = dict(os.environ, NCCL_NVLS_ENABLE="0", LD_LIBRARY_PATH=os.path.join(nccl, 
 env.pop("CHECK_KEEP_DIR", None)
 program, tool = os.path.join(build, "allreduce"), os.path.join(build, "warmup", "warmup-report")
 failures = []
+launched = []  # the launchers that ran the program
 
 
 def check(ok, what):
@@ -65,6 +72,7 @@ if mpirun and built_with_mpi:
     p = subprocess.run([mpirun, "--allow-run-as-root", "-np", "2", "-x", "NCCL_NVLS_ENABLE", "-x", "LD_LIBRARY_PATH", program, merged],
                        env=env, capture_output=True, text=True, timeout=300)
     print(p.stdout[-3000:], p.stderr[-2000:])
+    launched.append("mpirun")
     check(p.returncode == 0, "mpirun -np 2: exit 0")
     if p.returncode == 0:
         check_merged(merged, "mpirun")
@@ -79,6 +87,7 @@ if torchrun:
     p = subprocess.run([torchrun, "--nproc-per-node", "2", "--no-python", program, each], env=env,
                        capture_output=True, text=True, timeout=300)
     print(p.stderr[-2000:])
+    launched.append("torchrun")
     check(p.returncode == 0, "torchrun --nproc-per-node 2 --no-python: exit 0")
     ranks = sorted(glob.glob(os.path.join(out, "nccl_torchrun.rank*.json")))
     check(len(ranks) == 2, f"torchrun: a report per rank ({ranks})")
@@ -88,5 +97,10 @@ if torchrun:
     check(p.returncode == 0, "warmup-report merge of the torchrun ranks: exit 0")
     if p.returncode == 0:
         check_merged(merged, "torchrun")
+else:
+    print("note: no torchrun: the torchrun run is left out")
+check(bool(launched), f"{gpus} GPUs: at least one launcher ran the two ranks (ran: {', '.join(launched) or 'none'}; "
+                      f"mpirun {'found' if mpirun else 'not found'}, MPI at build time {'yes' if built_with_mpi else 'no'}, "
+                      f"torchrun {'found' if torchrun else 'not found'})")
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)

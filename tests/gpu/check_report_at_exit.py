@@ -2,8 +2,9 @@
 """Runs examples/first_inference with WARMUP_REPORT naming an SVG, a trace and a CSV file, and
 reads each one back: the CSV has its header and a row per site, `forward` among them; the trace
 has `forward` calls in its traceEvents; the SVG is XML that names every site. Exits 77 (skipped)
-when the example found no GPU. Where CHECK_KEEP_DIR is set (.ci/gpu-run), the three files are
-kept there: docs/first_inference.svg is that picture.
+on a host without a GPU (where it has one, an example that found none has failed). Where
+CHECK_KEEP_DIR is set (.ci/gpu-run), the three files are kept there: docs/first_inference.svg is
+that picture.
 
 usage: check_report_at_exit.py PROGRAM
 """

@@ -5,7 +5,8 @@ inferred three ways (prewarm overlapped on a thread, after the read, none), each
 Checks that the three answers agree, that each report holds what its mode did (the prewarm
 steps, or their absence), and that prewarming on a thread while the weights load gives the first
 result sooner than no prewarm. Prints the three times side by side (the README's figures).
-Exits 77 without a GPU (asked before any weights are written).
+Exits 77 on a host without a GPU (asked before any weights are written); where the host has one
+(nvidia-smi -L, /dev/nvidiaN), a program that cannot use it has failed.
 usage: check_time_to_first_result.py PROGRAM [MIB]
 """
 import os
@@ -19,8 +20,7 @@ import warmup_check
 program = sys.argv[1]
 mib = sys.argv[2] if len(sys.argv) > 2 else "1024"
 probe = warmup_check.run([program, "--has-gpu"])
-if probe.returncode == 77:
-    warmup_check.skip("no usable GPU")
+warmup_check.skip_without_gpu(probe)  # on a host with a GPU, its "no GPU" (77) fails
 warmup_check.expect_exit(probe)
 
 PREWARM_SITES = (("context", "warmup::prewarm_context"), ("region", "warmup::cublas::prewarm"),

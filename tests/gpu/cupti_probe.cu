@@ -232,10 +232,8 @@ int main(int argc, char** argv) {
 
   int devices = 0;
   const window& w_count = timed("cudaGetDeviceCount", [&] { return cudaGetDeviceCount(&devices); });
-  if (w_count.status != cudaSuccess || devices == 0) {
-    std::printf("no GPU (%s): skipped\n", cudaGetErrorString(w_count.status));
-    return 77;
-  }
+  if (w_count.status != cudaSuccess || devices == 0)
+    return host_gpu::missing_status(devices, 1, cudaGetErrorString(w_count.status));
   cudaDeviceProp prop{};
   timed("cudaGetDeviceProperties", [&] { return cudaGetDeviceProperties(&prop, 0); });
   std::printf("device: %s (sm_%d%d)\n", prop.name, prop.major, prop.minor);

@@ -6,7 +6,7 @@
 #include "warmup/profile.hpp"
 
 int main() {
-  if (!gpu_support::gpu_present()) return 77;
+  if (const int status = gpu_support::exit_unless_gpus(); status >= 0) return status;
   cudaStream_t s;
   cudaStreamCreate(&s);
   {

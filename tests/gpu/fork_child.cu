@@ -19,7 +19,7 @@ using gpu_support::expect;
 }  // namespace
 
 int main() {
-  if (!gpu_support::gpu_present()) return 77;
+  if (const int status = gpu_support::exit_unless_gpus(); status >= 0) return status;
   cudaStream_t s{};
   cudaStreamCreate(&s);
   for (int i = 0; i < 10; ++i) {

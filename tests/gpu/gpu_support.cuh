@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <string>
 
+#include "../support/host_gpu.hpp"
+
 namespace gpu_support {
 
 // Spins for `ns` nanoseconds of the GPU's global timer.
@@ -18,13 +20,14 @@ __global__ void spin(unsigned long long ns) {
   } while (now - start < ns);
 }
 
-// True where a GPU is visible; otherwise says why, for the caller to exit 77 (skipped).
-inline bool gpu_present() {
+// -1 where CUDA can use `needed` GPUs; otherwise the exit status to end with, said on stdout: 77
+// (skipped) where the host has fewer, 1 (failed) where it has them and CUDA cannot use them.
+inline int exit_unless_gpus(int needed = 1) {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e == cudaSuccess && n > 0) return true;
-  std::printf("no GPU (%s): skipped\n", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
-  return false;
+  if (e == cudaSuccess && n >= needed) return -1;
+  return host_gpu::missing_status(e == cudaSuccess ? n : 0, needed,
+                                  e != cudaSuccess ? cudaGetErrorString(e) : std::to_string(n) + " devices");
 }
 
 // Prints one check's outcome; `failures()` counts the failed ones, for the exit status.

@@ -34,13 +34,7 @@ void expect_timed(const warmup::report& r, const char* name, std::uint64_t calls
 }  // namespace
 
 int main() {
-  if (!gpu_support::gpu_present()) return 77;
-  int n = 0;
-  cudaGetDeviceCount(&n);
-  if (n < 2) {
-    std::printf("one GPU: the multi-GPU test is skipped\n");
-    return 77;
-  }
+  if (const int status = gpu_support::exit_unless_gpus(2); status >= 0) return status;
   cudaStream_t s0{}, s1{};
   cudaSetDevice(0);
   cudaStreamCreate(&s0);

@@ -1,6 +1,7 @@
 // Device timing on a real GPU. Exits 77 (skipped) where there is none.
 #define CATCH_CONFIG_RUNNER
 #include "catch.hpp"
+#include "catch_run.hpp"
 
 #include <cuda_runtime.h>
 
@@ -177,7 +178,19 @@ TEST_CASE("copies on a stream report device time and bandwidth") {
   REQUIRE(site->bytes);
   REQUIRE(site->bytes->steady_gbps);
   INFO("pinned H2D " << *site->bytes->steady_gbps << " GB/s");
-  CHECK(*site->bytes->steady_gbps > 5.0);  // PCIe or better; a wrong unit would be off by 1e3
+  // From the device clock, bytes per ns (GB/s): first, steady and mean, each exactly bytes over
+  // the device time it came with; a factor of two or GiB for GB fails.
+  CHECK(site->bytes->gbps_clock == warmup::clock_domain::device);
+  const double b = double(bytes);
+  REQUIRE(site->device->steady);
+  CHECK(*site->bytes->steady_gbps == b / double(site->device->steady->p50.count()));
+  REQUIRE(site->bytes->first_gbps);
+  CHECK(*site->bytes->first_gbps == b / double(site->device->first.count()));
+  REQUIRE(site->bytes->mean_gbps);
+  CHECK(site->device->calls == 10);
+  CHECK(*site->bytes->mean_gbps == 10 * b / double(site->device->total.count()));
+  // And physically plausible: PCIe or better, below any link there is.
+  CHECK(*site->bytes->steady_gbps > 5.0);
   CHECK(*site->bytes->steady_gbps < 1000.0);
   CHECK_CUDA(cudaFree(dev));
   CHECK_CUDA(cudaFreeHost(host));
@@ -327,6 +340,6 @@ TEST_CASE("prewarm_pool keeps the pool's memory across synchronisations") {
 }
 
 int main(int argc, char** argv) {
-  if (!gpu_support::gpu_present()) return 77;
-  return Catch::Session().run(argc, argv);
+  if (const int status = gpu_support::exit_unless_gpus(); status >= 0) return status;
+  return warmup_test::run_catch(argc, argv);
 }

@@ -105,3 +105,13 @@ TEST_CASE("WARMUP_CLOCK: steady or auto; anything else keeps the cycle counter w
     CHECK_FALSE(mentions(e, "unknown variable"));
   }
 }
+
+TEST_CASE("a notice of one kind is said and kept once, however often it is raised") {
+  using warmup::detail::notice_kind;
+  warmup::detail::notices board;
+  CHECK(board.raise(notice_kind::ring_full, "warmup test: first"));
+  CHECK_FALSE(board.raise(notice_kind::ring_full, "warmup test: again"));
+  CHECK(board.raised(notice_kind::ring_full));
+  CHECK(board.raise(notice_kind::site_cap, "warmup test: another kind"));
+  CHECK(board.all() == std::vector<std::string>{"warmup test: first", "warmup test: another kind"});
+}

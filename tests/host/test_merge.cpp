@@ -187,6 +187,8 @@ TEST_CASE("compare: threshold, floor and the p50 intervals each decide") {
   add(now, "overlap", 10ms, 120us, 90us, 150us);       // +20%, intervals overlap: same
   add(base, "small", 10ms, 100us, 99us, 101us);
   add(now, "small", 10ms, 105us, 104us, 106us);        // +5%, apart: under the threshold, same
+  add(base, "small gain", 10ms, 100us, 99us, 101us);
+  add(now, "small gain", 10ms, 95us, 94us, 96us);      // -5%, apart: under the threshold, same
   add(base, "tiny", 10ms, 30ns, 29ns, 31ns);
   add(now, "tiny", 10ms, 60ns, 59ns, 61ns);            // 2x, but 30 ns: within the floor
   add(base, "no interval", 10ms, 100us, {}, {});
@@ -204,6 +206,7 @@ TEST_CASE("compare: threshold, floor and the p50 intervals each decide") {
   CHECK(find("apart").p50.basis == "interval");
   CHECK(find("overlap").p50.change == verdict::same);
   CHECK(find("small").p50.change == verdict::same);
+  CHECK(find("small gain").p50.change == verdict::same);
   CHECK(find("tiny").p50.change == verdict::same);
   CHECK(find("tiny").p50.basis == "floor");
   CHECK(find("no interval").first.change == verdict::slower);

@@ -65,23 +65,29 @@ TEST_CASE("WARMUP_SCOPE and WARMUP_FUNC_SCOPE make one site per name") {
 TEST_CASE("copies and allocations keep their bytes") {
   for (int i = 0; i < 4; ++i) { warmup::h2d_scope up{"scope.upload", std::size_t{1000} * (i + 1)}; }
   { warmup::alloc_scope a{"scope.alloc", std::size_t{1} << 20}; }
+  { warmup::region_scope plain{"scope.bytes.plain"}; }
   const auto r = warmup::snapshot();
   const auto* up = r.find(op_kind::h2d, "scope.upload");
   REQUIRE(up != nullptr);
   REQUIRE(up->bytes);
   CHECK(up->bytes->first == 1000);
   CHECK(up->bytes->total == 10000);
-  CHECK(up->bytes->first_gbps);
+  // Bytes per ns are GB/s (10^9 bytes a second): the first call's bytes over its time, and all
+  // bytes over all the time.
+  REQUIRE(up->bytes->first_gbps);
+  CHECK(*up->bytes->first_gbps == 1000.0 / double(up->host.first.count()));
   CHECK(up->bytes->sizes_vary);  // 1000, 2000, 3000, 4000 bytes: no single steady bandwidth
   CHECK_FALSE(up->bytes->steady_gbps);
-  CHECK(up->bytes->mean_gbps);
+  REQUIRE(up->bytes->mean_gbps);
+  CHECK(*up->bytes->mean_gbps == 10000.0 / double(up->host.total.count()));
   const auto* a = r.find(op_kind::alloc, "scope.alloc");
   REQUIRE(a != nullptr);
   REQUIRE(a->bytes);
   CHECK(a->bytes->total == (1u << 20));
   CHECK_FALSE(a->bytes->sizes_vary);
-  const auto* plain = r.find(warmup::op_kind::region, "scope.sleep");
-  if (plain != nullptr) CHECK_FALSE(plain->bytes);
+  const auto* plain = r.find(warmup::op_kind::region, "scope.bytes.plain");
+  REQUIRE(plain != nullptr);
+  CHECK_FALSE(plain->bytes);
 }
 
 TEST_CASE("an exception through a scope is measured and counted") {
@@ -274,7 +280,7 @@ TEST_CASE("byte totals saturate instead of wrapping, and the report says so") {
 }
 
 TEST_CASE("bandwidth: copies say which clock it came from; allocations have none") {
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 40; ++i) {
     warmup::h2d_scope c{"bw.copy", std::size_t{1} << 20};
     warmup::alloc_scope a{"bw.alloc", std::size_t{1} << 20};
   }
@@ -284,8 +290,16 @@ TEST_CASE("bandwidth: copies say which clock it came from; allocations have none
   REQUIRE(copy != nullptr);
   REQUIRE(alloc != nullptr);
   CHECK(copy->bytes->gbps_clock == warmup::clock_domain::host);
-  CHECK(copy->bytes->first_gbps);
-  CHECK(alloc->bytes->total == 3u << 20);
+  // Equal sizes: first, steady and mean, each bytes over the host time it came with (GB/s).
+  const double mib = double(1u << 20);
+  REQUIRE(copy->bytes->first_gbps);
+  CHECK(*copy->bytes->first_gbps == mib / double(copy->host.first.count()));
+  REQUIRE(copy->host.steady);
+  REQUIRE(copy->bytes->steady_gbps);
+  CHECK(*copy->bytes->steady_gbps == mib / double(copy->host.steady->p50.count()));
+  REQUIRE(copy->bytes->mean_gbps);
+  CHECK(*copy->bytes->mean_gbps == 40 * mib / double(copy->host.total.count()));
+  CHECK(alloc->bytes->total == 40u << 20);
   CHECK_FALSE(alloc->bytes->gbps_clock);
   CHECK_FALSE(alloc->bytes->first_gbps);
   CHECK_FALSE(alloc->bytes->mean_gbps);

@@ -130,6 +130,19 @@ TEST_CASE("a site that starts warm has no warm-up") {
   }
 }
 
+TEST_CASE("the band's floor: on calls with no spread, within 25% of the median is steady") {
+  // Identical steady calls have no spread (MAD 0): the band is the median + 25%, so a first call
+  // 20% slower is steady and one 30% slower is a warm-up of one.
+  std::vector<std::uint64_t> v(40, 100'000);
+  v[0] = 120'000;
+  const warmup::timing near = summarize_values(v);
+  CHECK(near.warmup_calls == 0);
+  REQUIRE(near.first_call_excess);
+  CHECK(near.first_call_excess->count() == 20'000);
+  v[0] = 130'000;
+  CHECK(summarize_values(v).warmup_calls == 1);
+}
+
 TEST_CASE("few calls give honest answers") {
   SECTION("no calls") {
     const warmup::timing t = summarize_values({});

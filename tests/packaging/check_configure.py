@@ -5,20 +5,27 @@ usage: check_configure.py SOURCE_DIR SCRATCH_DIR GENERATOR
   1. no build type given: the project builds Release (its figures are timings);
   2. no Catch2 and no test option: configure and install succeed, tests are off, and CMake says so;
   3. no Catch2, tests asked for: the Catch2 tests are listed and reported as skipped with the
-     reason, never as passed, and the tests that need no Catch2 still run.
+     reason, never as passed, and the tests that need no Catch2 still run: one built here (a
+     small program, seconds) and one that needs no build, both passed.
 """
 import os
+import re
 import shutil
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import warmup_check
 
-src, scratch, generator = sys.argv[1:4]
-shutil.rmtree(scratch, ignore_errors=True)
+NO_CATCH2 = "-DCMAKE_DISABLE_FIND_PACKAGE_Catch2=ON"
+# The Catch2 tests (stand-ins where Catch2 is missing), and tests that need no Catch2: a small
+# program built here (WARMUP_DISABLE's usage, about 2 s to compile), and a script (the README's
+# header list).
+CATCH2_TESTS = ("host", "host_steady_clock", "cpu_sampling", "long_runs", "nvtx", "no_gpu", "no_gpu_hidden")
+BUILT = {"packaging.disable.usage": "warmup_disabled_usage"}  # test: the target it runs
+NO_BUILD = ("docs.readme_headers",)
 
 
-def cmake(build, *args):
+def cmake(src, generator, build, *args):
     r = warmup_check.run_ok(["cmake", "-S", src, "-B", build, "-G", generator, "-DWARMUP_BUILD_EXAMPLES=OFF", *args])
     return r.stdout + r.stderr
 
@@ -30,24 +37,52 @@ def cache(build, key):
     return None
 
 
-no_catch2 = "-DCMAKE_DISABLE_FIND_PACKAGE_Catch2=ON"
+def outcomes(ctest_stdout):
+    """Each test's outcome as CTest reports it: "Passed", "Skipped", "Failed", "Not Run", ..."""
+    found = {}
+    for line in ctest_stdout.splitlines():
+        m = re.match(r"\s*\d+/\d+ Test\s+#\d+: (\S+) \.*\s*(?:\*\*\*)?(\S.*?)\s+[0-9.]+ sec$", line)
+        if m:
+            found[m.group(1)] = m.group(2)
+    return found
 
-b1 = os.path.join(scratch, "plain")
-out = cmake(b1, no_catch2)
-assert cache(b1, "CMAKE_BUILD_TYPE") == "Release", cache(b1, "CMAKE_BUILD_TYPE")
-assert "using Release" in out, out
-assert cache(b1, "WARMUP_BUILD_TESTS") == "OFF", cache(b1, "WARMUP_BUILD_TESTS")
-assert "Catch2 not found; tests are off" in out, out
-prefix = os.path.join(scratch, "prefix")
-warmup_check.run_ok(["cmake", "--install", b1, "--prefix", prefix])
-assert os.path.exists(os.path.join(prefix, "include", "warmup", "profile.hpp"))
-print("no build type: Release; no Catch2: tests off with a message, install works")
 
-b2 = os.path.join(scratch, "asked")
-cmake(b2, no_catch2, "-DWARMUP_BUILD_TESTS=ON", "-DCMAKE_BUILD_TYPE=Debug")
-assert cache(b2, "CMAKE_BUILD_TYPE") == "Debug"
-r = warmup_check.run_ok(["ctest", "--test-dir", b2, "-R", "^(host|nvtx|long_runs)$"])
-assert r.stdout.count("Skipped") >= 3 and "Passed" not in r.stdout.split("tests passed")[0], r.stdout
-r = warmup_check.run(["ctest", "--test-dir", b2, "-R", "^host$", "-V"])
-assert "skipped: Catch2 (2 or 3) was not found" in r.stdout, r.stdout
-print("no Catch2, tests asked for: its tests skipped with the reason")
+def check_without_catch2(got, ctest_stdout=""):
+    """Without Catch2, its tests are reported skipped, never passed; the others run and pass."""
+    catch2 = {t: got.get(t, "not listed") for t in CATCH2_TESTS}
+    assert all(v == "Skipped" for v in catch2.values()), (
+        f"without Catch2, its tests must be reported skipped (never passed): {catch2}\n{ctest_stdout}")
+    others = {t: got.get(t, "not listed") for t in (*BUILT, *NO_BUILD)}
+    assert all(v == "Passed" for v in others.values()), (
+        f"without Catch2, the tests that need none must still run and pass: {others}\n{ctest_stdout}")
+    return f"{len(catch2)} Catch2 tests skipped, {len(others)} others ran and passed ({', '.join(others)})"
+
+
+def main(src, scratch, generator):
+    shutil.rmtree(scratch, ignore_errors=True)
+    b1 = os.path.join(scratch, "plain")
+    out = cmake(src, generator, b1, NO_CATCH2)
+    assert cache(b1, "CMAKE_BUILD_TYPE") == "Release", cache(b1, "CMAKE_BUILD_TYPE")
+    assert "using Release" in out, out
+    assert cache(b1, "WARMUP_BUILD_TESTS") == "OFF", cache(b1, "WARMUP_BUILD_TESTS")
+    assert "Catch2 not found; tests are off" in out, out
+    prefix = os.path.join(scratch, "prefix")
+    warmup_check.run_ok(["cmake", "--install", b1, "--prefix", prefix])
+    assert os.path.exists(os.path.join(prefix, "include", "warmup", "profile.hpp"))
+    print("no build type: Release; no Catch2: tests off with a message, install works")
+
+    b2 = os.path.join(scratch, "asked")
+    cmake(src, generator, b2, NO_CATCH2, "-DWARMUP_BUILD_TESTS=ON", "-DCMAKE_BUILD_TYPE=Debug")
+    assert cache(b2, "CMAKE_BUILD_TYPE") == "Debug"
+    warmup_check.run_ok(["cmake", "--build", b2, "--target", *BUILT.values()])
+    names = "|".join(re.escape(t) for t in (*CATCH2_TESTS, *BUILT, *NO_BUILD))
+    r = warmup_check.run(["ctest", "--test-dir", b2, "-R", f"^({names})$"])
+    said = check_without_catch2(outcomes(r.stdout), r.stdout)
+    warmup_check.expect_exit(r)
+    r = warmup_check.run(["ctest", "--test-dir", b2, "-R", "^host$", "-V"])
+    assert "skipped: Catch2 (2 or 3) was not found" in r.stdout, r.stdout
+    print(f"no Catch2, tests asked for: its tests skipped with the reason; {said}")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:4])
