@@ -5,6 +5,8 @@ include(CMakePackageConfigHelpers)
 
 install(TARGETS warmup warmup_cublas EXPORT warmupTargets)
 install(DIRECTORY include/warmup DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The interface source that compiles the runtime once for each consumer (WARMUP_LIGHT).
+install(FILES cmake/warmup_runtime.cpp DESTINATION ${CMAKE_INSTALL_DATADIR}/warmup)
 if(TARGET warmup-report)
   # OPTIONAL: a header-only install (configure, then install, no build) stays possible; the
   # package then has no warmup::report-tool (its config looks for the program first).

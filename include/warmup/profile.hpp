@@ -37,7 +37,10 @@
 ///   `warmup-report` tool is built on these); mpi.hpp gathers the ranks over MPI (target
 ///   `warmup::mpi`);
 /// - config.hpp: version, namespaces, `WARMUP_DISABLE`, which removes every measurement while
-///   keeping every type.
+///   keeping every type;
+/// - runtime.hpp, not included here: the runtime (start-up, settings, fork and exit hooks, the
+///   report at exit) compiled in one file, for programs whose other files are built light
+///   (`WARMUP_LIGHT`), each of which then compiles what its scopes run.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 

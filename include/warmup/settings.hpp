@@ -56,8 +56,9 @@ inline constexpr setting_variable variables[] = {
 };
 
 /// Loads CUPTI and starts collecting cause records, or stops (detail/runtime.hpp). Returns
-/// whether records are collected.
-inline bool start_attribution(bool on) noexcept;
+/// whether records are collected. Defined weakly by every file that compiles the runtime (see
+/// detail/site.hpp, start_runtime_...): a file built light only declares it.
+bool start_attribution(bool on) noexcept;
 
 /// The ranges the variables and the functions share.
 inline constexpr std::chrono::milliseconds idle_min{1}, idle_max{3'600'000};

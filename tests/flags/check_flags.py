@@ -5,6 +5,9 @@ usage: check_flags.py TEST --cxx CXX [--nvcc NVCC] --include DIR [--include DIR.
 TEST:
   mixed          files built with and without WARMUP_DISABLE in one program, both link orders,
                  at -O0 and -O2: the measuring files' sites are exact, the others absent
+  light          files built light (WARMUP_LIGHT) with the runtime in one file, beside whole and
+                 WARMUP_DISABLE files, both link orders, at -O0 and -O2: exact sites, one report
+                 at exit; a light program without the runtime fails to link, naming what to add
   only_scope     a program that includes only <warmup/scope.hpp> writes WARMUP_REPORT at exit
   no_exceptions  -fno-exceptions -fno-rtti, measuring and disabled: builds, runs, writes a report
   global_name    a program's own global `warmup` (a function; with --nvcc, a __global__ kernel)
@@ -63,6 +66,56 @@ def mixed(b):
             if r.returncode != 0:
                 warmup_check.fail(f"{opt}, {name}: exit {r.returncode}\n{r.stdout}{r.stderr}")
             lines.append(f"{opt}, {name}: {r.stdout.strip()}")
+    return "\n".join(lines)
+
+
+LINK_HINT = "start_runtime_light_builds_need_warmup_runtime_hpp_in_one_file"
+
+
+def light(b):
+    lines = []
+    for opt in ("-O0", "-O2"):
+        light_main = b.obj("mixed_main.cpp", f"light_main{opt}.o", [opt, "-DWARMUP_LIGHT"])
+        whole_main = b.obj("mixed_main.cpp", f"whole_main{opt}.o", [opt])
+        on = b.obj("mixed_enabled.cpp", f"light_on{opt}.o", [opt, "-DWARMUP_LIGHT"])
+        off = b.obj("mixed_disabled.cpp", f"light_off{opt}.o", [opt, "-DWARMUP_LIGHT", "-DWARMUP_DISABLE"])
+        runtime = b.obj("light_runtime.cpp", f"light_runtime{opt}.o", [opt, "-DWARMUP_LIGHT"])
+        programs = (("light, the runtime last", [on, off, light_main, runtime]),
+                    ("light, the runtime first", [runtime, off, on, light_main]),
+                    ("light files, a whole main, no runtime file", [on, off, whole_main]),
+                    ("a whole main first, light files after", [whole_main, off, on]))
+        for name, order in programs:
+            exe = b.link(order, f"light{opt}")
+            report = os.path.join(b.tmp, "light.json")
+            r = warmup_check.run([exe], timeout=60, env={"WARMUP_REPORT": report})
+            if r.returncode != 0:
+                warmup_check.fail(f"{opt}, {name}: exit {r.returncode}\n{r.stdout}{r.stderr}")
+            calls = {s["name"]: s["calls"] for s in warmup_check.load_report(report)["sites"]}
+            assert calls == {"mixed.enabled": 10, "mixed.enabled_macro": 10}, (opt, name, calls)
+            lines.append(f"{opt}, {name}: {r.stdout.strip()}; report at exit {calls}")
+        # No file compiles the runtime: the link fails, and says what to add.
+        r = warmup_check.run([b.a.cxx, on, light_main, "-o", os.path.join(b.tmp, "no_runtime")] + b.libs)
+        assert r.returncode != 0, f"{opt}: a light program without the runtime linked"
+        assert LINK_HINT in r.stdout + r.stderr, (opt, r.stdout + r.stderr)
+        lines.append(f"{opt}, no runtime file: the link fails naming {LINK_HINT}")
+    # A program, a linked library and a dlopen'ed plugin, each built light with its own runtime
+    # file, both visibilities: one registry and one report at exit, as shared_libs finds whole.
+    for visibility in ("default", "hidden"):
+        flags = ["-O1", "-fPIC", f"-fvisibility={visibility}", "-DWARMUP_LIGHT"]
+        runtime = b.obj("light_runtime.cpp", f"light_runtime_{visibility}.o", flags)
+        lib_a, lib_b = os.path.join(b.tmp, f"liba_light_{visibility}.so"), os.path.join(b.tmp, f"libb_light_{visibility}.so")
+        sh([b.a.cxx, "-shared", b.obj("lib_a.cpp", f"a_light_{visibility}.o", flags), runtime, "-o", lib_a] + b.libs)
+        sh([b.a.cxx, "-shared", b.obj("lib_b.cpp", f"b_light_{visibility}.o", flags), runtime, "-o", lib_b] + b.libs)
+        exe = os.path.join(b.tmp, f"shared_main_light_{visibility}")
+        sh([b.a.cxx, b.obj("shared_main.cpp", f"main_light_{visibility}.o", flags), runtime, lib_a, "-o", exe,
+            "-Wl,-rpath," + b.tmp] + b.libs)
+        report = os.path.join(b.tmp, f"shared_light_{visibility}.json")
+        r = warmup_check.run([exe, lib_b], timeout=60, env={"WARMUP_REPORT": f"stderr,{report}"})
+        assert r.returncode == 0, (visibility, r.stdout, r.stderr)
+        assert r.stderr.count("warmup report") == 1, (visibility, "one table at exit", r.stderr)
+        calls = {s["name"]: s["calls"] for s in warmup_check.load_report(report)["sites"]}
+        assert calls == {"libs.shared": 41, "libs.a": 1, "libs.b": 20}, (visibility, calls)
+        lines.append(f"light, {visibility} visibility, a library and a plugin: one report at exit: {calls}")
     return "\n".join(lines)
 
 
@@ -186,7 +239,7 @@ def strict(b):
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
-    p.add_argument("test", choices=["mixed", "only_scope", "no_exceptions", "global_name", "before_main", "shared_libs", "strict"])
+    p.add_argument("test", choices=["mixed", "light", "only_scope", "no_exceptions", "global_name", "before_main", "shared_libs", "strict"])
     p.add_argument("--cxx", required=True)
     p.add_argument("--nvcc")
     p.add_argument("--include", required=True)

@@ -1,7 +1,11 @@
-// Included last by every warmup header: see header_begin.hpp.
+// Included last by every warmup header: see header_begin.hpp. A file built light (WARMUP_LIGHT)
+// compiles no runtime: the one file that includes <warmup/runtime.hpp> compiles it for the
+// program or library.
 #if WARMUP_DETAIL_DEPTH == 1
 #undef WARMUP_DETAIL_DEPTH
+#if !defined(WARMUP_LIGHT)
 #include "warmup/detail/runtime.hpp"
+#endif
 #elif WARMUP_DETAIL_DEPTH == 2
 #undef WARMUP_DETAIL_DEPTH
 #define WARMUP_DETAIL_DEPTH 1

@@ -158,7 +158,7 @@ inline void flush_causes() noexcept {
     cause_records().add({cause::context_init, 0, p.ns, p.thread});
 }
 
-inline bool start_attribution(bool on) noexcept {
+[[gnu::weak]] bool start_attribution(bool on) noexcept {
   cause_store& store = cause_records();
   if (!on) {
     flush_causes();
@@ -239,6 +239,10 @@ inline void ensure_started() noexcept {
   started.store(true, std::memory_order_release);
 }
 
+// Weak, not inline: files built light (WARMUP_LIGHT) call it having only its declaration
+// (detail/site.hpp); each file that compiles the runtime defines it, and the linker keeps one.
+[[gnu::weak]] void start_runtime_light_builds_need_warmup_runtime_hpp_in_one_file() noexcept { ensure_started(); }
+
 inline const bool process_started = (ensure_started(), true);
 
 }  // namespace detail
@@ -247,6 +251,7 @@ WARMUP_END_NAMESPACE
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 inline void ensure_started() noexcept {}  // nothing to start: nothing is measured
+[[gnu::weak]] void start_runtime_light_builds_need_warmup_runtime_hpp_in_one_file() noexcept {}
 }  // namespace detail
 WARMUP_END_NAMESPACE
 #endif

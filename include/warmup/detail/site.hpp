@@ -553,9 +553,11 @@ WARMUP_HOT_INLINE std::uint64_t byte_count(Int bytes) noexcept {
   return static_cast<std::uint64_t>(bytes);
 }
 
-/// The library's start-up (detail/runtime.hpp, which every warmup header includes): made
-/// before the first site, whenever that is.
-inline void ensure_started() noexcept;
+/// The library's start-up (detail/runtime.hpp): made before the first site, whenever that is.
+/// Not inline: a file built light (WARMUP_LIGHT) only declares it, and every file that compiles
+/// the runtime defines it, weakly (the linker keeps one, as it does an inline function's copies).
+/// Its name is the link error of a light program in which no file includes <warmup/runtime.hpp>.
+void start_runtime_light_builds_need_warmup_runtime_hpp_in_one_file() noexcept;
 
 /// The most distinct sites a process keeps (about 300 MB at 3 KiB a site): names beyond it, a
 /// name built from a request id say, are counted together in one site per kind.
@@ -567,7 +569,7 @@ inline constexpr std::string_view over_cap_name = "(names beyond the site cap)";
 class registry {
  public:
   site* find_or_add(op_kind k, std::string_view name) noexcept {
-    ensure_started();
+    start_runtime_light_builds_need_warmup_runtime_hpp_in_one_file();
     const busy_section busy;
     WARMUP_TRY {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -709,7 +711,7 @@ inline bool hold_shard(site* s, shard_slot* slot) noexcept {
     if (it == names.end()) {
       // A name this thread has not seen: the library may not have started yet (a scope in another
       // file's static constructor), and starting may apply WARMUP_ENABLE=0.
-      ensure_started();
+      start_runtime_light_builds_need_warmup_runtime_hpp_in_one_file();
       if (!measuring.load(std::memory_order_relaxed)) return nullptr;
       const busy_section busy;
       site* s = sites().find_or_add(k, name);
