@@ -187,7 +187,9 @@ def check_causes(why, timing, host_clock, table=None, first=True, label="first_c
                 f"{label}: excess {why['excess']} ns is not first - steady p50 = {timing['first_call_excess']} ns")
     if table is not None:
         calls = "first call " if first else (f"{why['calls']} cold calls " if why["calls"] > 1 else "")
-        head = f"why: {calls}{format_duration(why['excess'])} over the steady p50 ="
+        # "... over the steady p50 = cause + cause ...", or with no cause and the call at or below
+        # the p50, "... over the steady p50; the named causes exceed ...".
+        head = f"why: {calls}{format_duration(why['excess'])} over the steady p50"
         lines = [l.strip() for l in table.splitlines() if l.strip().startswith(head)]
         if why["unattributed"] < 0:
             said = f"the named causes exceed the excess by {format_duration(-why['unattributed'])}"
