@@ -9,7 +9,7 @@ is compiled `--runs` times; the figures are medians. CPU time is the compiler's 
 of the child processes), so a busy machine blurs it less than wall time; peak memory is the
 largest resident set of one compiler process; code is `size`'s text of the object file.
 
-usage: bench/compile_cost.py [--compiler g++] [--opt -O2] [--runs 3] [--nvcc] [--include DIR]
+usage: bench/compile_cost.py [--compiler g++] [--opt=-O2] [--runs 3] [--nvcc] [--include DIR]
   --nvcc: compile each file as CUDA with nvcc instead (wall time and memory of the whole driver)
 """
 import argparse

@@ -103,18 +103,7 @@ def light(b):
     for visibility in ("default", "hidden"):
         flags = ["-O1", "-fPIC", f"-fvisibility={visibility}", "-DWARMUP_LIGHT"]
         runtime = b.obj("light_runtime.cpp", f"light_runtime_{visibility}.o", flags)
-        lib_a, lib_b = os.path.join(b.tmp, f"liba_light_{visibility}.so"), os.path.join(b.tmp, f"libb_light_{visibility}.so")
-        sh([b.a.cxx, "-shared", b.obj("lib_a.cpp", f"a_light_{visibility}.o", flags), runtime, "-o", lib_a] + b.libs)
-        sh([b.a.cxx, "-shared", b.obj("lib_b.cpp", f"b_light_{visibility}.o", flags), runtime, "-o", lib_b] + b.libs)
-        exe = os.path.join(b.tmp, f"shared_main_light_{visibility}")
-        sh([b.a.cxx, b.obj("shared_main.cpp", f"main_light_{visibility}.o", flags), runtime, lib_a, "-o", exe,
-            "-Wl,-rpath," + b.tmp] + b.libs)
-        report = os.path.join(b.tmp, f"shared_light_{visibility}.json")
-        r = warmup_check.run([exe, lib_b], timeout=60, env={"WARMUP_REPORT": f"stderr,{report}"})
-        assert r.returncode == 0, (visibility, r.stdout, r.stderr)
-        assert r.stderr.count("warmup report") == 1, (visibility, "one table at exit", r.stderr)
-        calls = {s["name"]: s["calls"] for s in warmup_check.load_report(report)["sites"]}
-        assert calls == {"libs.shared": 41, "libs.a": 1, "libs.b": 20}, (visibility, calls)
+        _, _, calls = library_and_plugin(b, f"light_{visibility}", flags, flags, [runtime])
         lines.append(f"light, {visibility} visibility, a library and a plugin: one report at exit: {calls}")
     return "\n".join(lines)
 
@@ -173,22 +162,31 @@ def before_main(b):
     return f"WARMUP_ENABLE=0 applied before main; report at exit: {calls}; earliest ts {min(starts)} us"
 
 
+def library_and_plugin(b, tag, flags, main_flags, with_each=()):
+    """shared_main linked with lib_a, dlopening lib_b, each built with `flags` (the program with
+    `main_flags`) and linked with the objects `with_each`: one table and one report at exit
+    holding every call. Returns (lib_b, the run, the report's calls by site)."""
+    lib_a, lib_b = os.path.join(b.tmp, f"liba_{tag}.so"), os.path.join(b.tmp, f"libb_{tag}.so")
+    sh([b.a.cxx, "-shared", b.obj("lib_a.cpp", f"a_{tag}.o", flags), *with_each, "-o", lib_a] + b.libs)
+    sh([b.a.cxx, "-shared", b.obj("lib_b.cpp", f"b_{tag}.o", flags), *with_each, "-o", lib_b] + b.libs)
+    exe = os.path.join(b.tmp, f"shared_main_{tag}")
+    sh([b.a.cxx, b.obj("shared_main.cpp", f"main_{tag}.o", main_flags), *with_each, lib_a, "-o", exe,
+        "-Wl,-rpath," + b.tmp] + b.libs)
+    report = os.path.join(b.tmp, f"shared_{tag}.json")
+    r = warmup_check.run([exe, lib_b], timeout=60, env={"WARMUP_REPORT": f"stderr,{report}"})
+    assert r.returncode == 0, (tag, r.stdout, r.stderr)
+    assert r.stderr.count("warmup report") == 1, (tag, "one table at exit", r.stderr)
+    calls = {s["name"]: s["calls"] for s in warmup_check.load_report(report)["sites"]}
+    assert calls == {"libs.shared": 41, "libs.a": 1, "libs.b": 20}, (tag, calls)
+    return lib_b, r, calls
+
+
 def shared_libs(b):
     lines = []
     for visibility in ("default", "hidden"):
-        flags = ["-O1", "-fPIC", f"-fvisibility={visibility}"]
-        lib_a, lib_b = os.path.join(b.tmp, f"liba_{visibility}.so"), os.path.join(b.tmp, f"libb_{visibility}.so")
-        sh([b.a.cxx, "-shared", b.obj("lib_a.cpp", f"a_{visibility}.o", flags), "-o", lib_a] + b.libs)
-        sh([b.a.cxx, "-shared", b.obj("lib_b.cpp", f"b_{visibility}.o", flags), "-o", lib_b] + b.libs)
-        exe = os.path.join(b.tmp, f"shared_main_{visibility}")
-        sh([b.a.cxx, b.obj("shared_main.cpp", f"main_{visibility}.o", ["-O1", f"-fvisibility={visibility}"]), lib_a,
-            "-o", exe, "-Wl,-rpath," + b.tmp] + b.libs)
+        lib_b, r, calls = library_and_plugin(b, visibility, ["-O1", "-fPIC", f"-fvisibility={visibility}"],
+                                             ["-O1", f"-fvisibility={visibility}"])
         report = os.path.join(b.tmp, f"shared_{visibility}.json")
-        r = warmup_check.run([exe, lib_b], timeout=60, env={"WARMUP_REPORT": f"stderr,{report}"})
-        assert r.returncode == 0, (visibility, r.stdout, r.stderr)
-        assert r.stderr.count("warmup report") == 1, (visibility, "one table at exit", r.stderr)
-        calls = {s["name"]: s["calls"] for s in warmup_check.load_report(report)["sites"]}
-        assert calls == {"libs.shared": 41, "libs.a": 1, "libs.b": 20}, (visibility, calls)
         lines.append(f"{visibility}: {r.stdout.strip()}; one report at exit: {calls}")
         host = os.path.join(b.tmp, f"plugin_host_{visibility}")
         sh([b.a.cxx, os.path.join(HERE, "plugin_host.cpp"), "-o", host, "-ldl"])
