@@ -27,7 +27,7 @@ void raw_parts(benchmark::State& state) {
 BENCHMARK(raw_parts);
 
 // The floor a scope is held to (issue 16): two reads of the cycle counter the scopes read
-// (detail/time_base.hpp; rdtsc on x86-64, CNTVCT_EL0 on Arm), with nothing between them.
+// (detail/record/time_base.hpp; rdtsc on x86-64, CNTVCT_EL0 on Arm), with nothing between them.
 void counter_pair(benchmark::State& state) {
   for (auto _ : state) {
     const std::uint64_t t0 = warmup::detail::read_counter();
@@ -39,7 +39,7 @@ void counter_pair(benchmark::State& state) {
 BENCHMARK(counter_pair);
 
 // What a scope pays to know whether an exception ended it, two ways: the standard call at its
-// start and end, and the per-thread state's address taken once (detail/exception_depth.hpp).
+// start and end, and the per-thread state's address taken once (detail/record/exception_depth.hpp).
 void exceptions_std(benchmark::State& state) {
   for (auto _ : state) {
     const int at_begin = std::uncaught_exceptions();

@@ -7,7 +7,7 @@
 #include "warmup/config.hpp"
 
 #if WARMUP_ENABLED
-#include "warmup/detail/recurrence.hpp"
+#include "warmup/detail/record/recurrence.hpp"
 #endif
 
 WARMUP_BEGIN_NAMESPACE

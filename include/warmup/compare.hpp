@@ -16,9 +16,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "warmup/detail/fields.hpp"
-#include "warmup/detail/text.hpp"
-#include "warmup/detail/text_table.hpp"
+#include "warmup/detail/io/fields.hpp"
+#include "warmup/detail/io/text.hpp"
+#include "warmup/detail/io/text_table.hpp"
 #include "warmup/json.hpp"
 #include "warmup/merge.hpp"
 #include "warmup/report.hpp"

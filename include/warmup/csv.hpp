@@ -11,8 +11,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "warmup/detail/fields.hpp"
-#include "warmup/detail/text.hpp"
+#include "warmup/detail/io/fields.hpp"
+#include "warmup/detail/io/text.hpp"
 #include "warmup/report.hpp"
 
 WARMUP_BEGIN_NAMESPACE

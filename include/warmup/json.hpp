@@ -10,8 +10,8 @@
 #include <string_view>
 #include <type_traits>
 
-#include "warmup/detail/fields.hpp"
-#include "warmup/detail/text.hpp"
+#include "warmup/detail/io/fields.hpp"
+#include "warmup/detail/io/text.hpp"
 #include "warmup/report.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -54,7 +54,7 @@ class json_out {
   bool fresh_ = true;
 };
 
-/// Any report value as JSON: records (detail/fields.hpp) as objects keyed by field name,
+/// Any report value as JSON: records (detail/io/fields.hpp) as objects keyed by field name,
 /// durations as integer nanoseconds, enums by name, absent optionals as null.
 template <class T>
 void write_value(json_out& j, const T& v) {

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "warmup/detail/fields.hpp"
+#include "warmup/detail/io/fields.hpp"
 #include "warmup/report.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -25,7 +25,7 @@ WARMUP_BEGIN_NAMESPACE
 inline constexpr std::string_view merged_json_schema = "warmup.merged/1";
 
 /// @brief One site of one rank, reduced to what a merge reads: the fixed-size part of a
-/// `site_report` (detail/rank_wire.hpp sends it over MPI).
+/// `site_report` (detail/io/rank_wire.hpp sends it over MPI).
 /// \code
 ///   const warmup::site_summary s = warmup::summarize(site);
 /// \endcode

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "warmup/csv.hpp"
-#include "warmup/detail/text.hpp"
-#include "warmup/detail/text_table.hpp"
+#include "warmup/detail/io/text.hpp"
+#include "warmup/detail/io/text_table.hpp"
 #include "warmup/json.hpp"
 #include "warmup/merge.hpp"
 #include "warmup/svg.hpp"

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/rank_wire.hpp"
+#include "warmup/detail/io/rank_wire.hpp"
 #include "warmup/merge.hpp"
 #include "warmup/merge_formats.hpp"
 #include "warmup/report_file.hpp"

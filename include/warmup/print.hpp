@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "warmup/detail/text.hpp"
+#include "warmup/detail/io/text.hpp"
 #include "warmup/report.hpp"
 
 WARMUP_BEGIN_NAMESPACE

@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "warmup/detail/json_parse.hpp"
-#include "warmup/detail/json_read.hpp"
+#include "warmup/detail/io/json_parse.hpp"
+#include "warmup/detail/io/json_read.hpp"
 #include "warmup/json.hpp"
 #include "warmup/merge.hpp"
 #include "warmup/report.hpp"

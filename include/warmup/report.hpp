@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/causes.hpp"
-#include "warmup/detail/fields.hpp"
+#include "warmup/detail/analysis/causes.hpp"
+#include "warmup/detail/io/fields.hpp"
 #include "warmup/op.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -40,7 +40,7 @@ struct steady_state {
   std::optional<std::chrono::nanoseconds> p50_low, p50_high;
   bool enough_calls = false;  ///< calls >= enough
 
-  /// What the writers write, in order (detail/fields.hpp): the JSON key and CSV column of each.
+  /// What the writers write, in order (detail/io/fields.hpp): the JSON key and CSV column of each.
   static constexpr auto fields() {
     using self = steady_state;
     return std::make_tuple(WARMUP_DETAIL_FIELD(calls), WARMUP_DETAIL_FIELD(p50), WARMUP_DETAIL_FIELD(p90),

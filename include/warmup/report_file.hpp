@@ -27,7 +27,7 @@
 #endif
 
 #include "warmup/csv.hpp"
-#include "warmup/detail/busy.hpp"
+#include "warmup/detail/record/busy.hpp"
 #include "warmup/json.hpp"
 #include "warmup/print.hpp"
 #include "warmup/report.hpp"

@@ -18,12 +18,12 @@
 #include "warmup/op.hpp"
 
 #if WARMUP_ENABLED
-#include "warmup/detail/clock.hpp"
-#include "warmup/detail/device_timer.hpp"
-#include "warmup/detail/exception_depth.hpp"
-#include "warmup/detail/memory_probe.hpp"
-#include "warmup/detail/nvtx.hpp"
-#include "warmup/detail/site.hpp"
+#include "warmup/detail/record/clock.hpp"
+#include "warmup/detail/record/device_timer.hpp"
+#include "warmup/detail/record/exception_depth.hpp"
+#include "warmup/detail/record/memory_probe.hpp"
+#include "warmup/detail/record/nvtx.hpp"
+#include "warmup/detail/record/site.hpp"
 #else
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -63,7 +63,7 @@ WARMUP_BEGIN_NAMESPACE
 /// @brief Measures one call of a site from construction to destruction.
 ///
 /// Host time always (the cycle counter where the CPU vouches for it, else the steady clock;
-/// detail/time_base.hpp); device time too when given a stream: two CUDA events recorded on that
+/// detail/record/time_base.hpp); device time too when given a stream: two CUDA events recorded on that
 /// stream, read back later by `snapshot()`, never waited for here. The scope also opens an NVTX
 /// range in the `warmup` domain (category = the operation kind, the first call in red, payload =
 /// the call index) and feeds the site's first-call and steady-state figures. A site is the pair
@@ -199,7 +199,7 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
       return;
     }
     const std::uint64_t index = call_.index;
-    // Ticks of the site's clock (detail/time_base.hpp), converted when a snapshot reads them.
+    // Ticks of the site's clock (detail/record/time_base.hpp), converted when a snapshot reads them.
     const std::uint64_t host = (stop > start_ ? stop - start_ : 0) + carried_;
     const bool after_idle = site_->end_host(index, start_, stop, host);
     detail::device_end(mark_, stream_, after_idle);
@@ -249,7 +249,7 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
       mark_ = detail::device_begin(s, index, stream, carried_);
       s->count_untimed(mark_.why);
     }
-    // Memory signals (detail/memory_probe.hpp): driver calls, once CUDA was seen working.
+    // Memory signals (detail/record/memory_probe.hpp): driver calls, once CUDA was seen working.
     if constexpr (Op::kind == op_kind::alloc) {
       if (device_timed_) this->pool_before_ = detail::pool_reserved(stream);
     }

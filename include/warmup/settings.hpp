@@ -12,7 +12,7 @@
 /// | `WARMUP_REPORT`          | `write_report()` (report_file.hpp)         | at exit, when set             |
 /// | `WARMUP_CLOCK`           | none: read once, before the first scope    | `auto` (the cycle counter where trusted), `steady` |
 ///
-/// The variables are read once, before `main` (detail/environment.hpp); each value is checked,
+/// The variables are read once, before `main` (detail/runtime/environment.hpp); each value is checked,
 /// and one out of range or not understood is said on stderr and ignored. The functions take the
 /// same ranges: a value outside is said once (a report notice) and the nearest bound used.
 /// Every setting is thread-safe and applies to every copy of the library in the process.
@@ -27,13 +27,13 @@
 #include <string_view>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/process.hpp"
+#include "warmup/detail/record/process.hpp"
 
 #if WARMUP_ENABLED
-#include "warmup/detail/attribution.hpp"
-#include "warmup/detail/notices.hpp"
-#include "warmup/detail/recurrence.hpp"
-#include "warmup/detail/timeline.hpp"
+#include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/runtime/notices.hpp"
+#include "warmup/detail/record/recurrence.hpp"
+#include "warmup/detail/record/timeline.hpp"
 #endif
 
 WARMUP_BEGIN_NAMESPACE
@@ -55,9 +55,9 @@ inline constexpr setting_variable variables[] = {
     {"WARMUP_CLOCK", "(none: chosen before the first scope)"},
 };
 
-/// Loads CUPTI and starts collecting cause records, or stops (detail/runtime.hpp). Returns
+/// Loads CUPTI and starts collecting cause records, or stops (detail/runtime/runtime.hpp). Returns
 /// whether records are collected. Defined weakly by every file that compiles the runtime (see
-/// detail/site.hpp, start_runtime_...): a file built light only declares it.
+/// detail/record/site.hpp, start_runtime_...): a file built light only declares it.
 bool start_attribution(bool on) noexcept;
 
 /// The ranges the variables and the functions share.
@@ -71,7 +71,7 @@ inline std::atomic<bool> measuring{true};
 inline std::atomic<bool> sample_device{true};
 
 // The two switches above are this copy's of the library, read on the hot path; these set them
-// in every copy of the process (detail/process.hpp), where there are several: shared
+// in every copy of the process (detail/record/process.hpp), where there are several: shared
 // libraries built with hidden visibility, plugins.
 inline void set_measuring(bool on) noexcept {
 #if WARMUP_ENABLED

@@ -4,7 +4,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
-#include "warmup/detail/process.hpp"
+#include "warmup/detail/record/process.hpp"
 
 #include "warmup/report.hpp"
 
@@ -20,13 +20,13 @@
 #include <unistd.h>
 #include <string_view>
 
-#include "warmup/detail/attribution.hpp"
-#include "warmup/detail/device_timer.hpp"
-#include "warmup/detail/identity.hpp"
-#include "warmup/detail/notices.hpp"
-#include "warmup/detail/site.hpp"
-#include "warmup/detail/statistics.hpp"
-#include "warmup/detail/text.hpp"
+#include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/record/device_timer.hpp"
+#include "warmup/detail/runtime/identity.hpp"
+#include "warmup/detail/runtime/notices.hpp"
+#include "warmup/detail/record/site.hpp"
+#include "warmup/detail/analysis/statistics.hpp"
+#include "warmup/detail/io/text.hpp"
 #endif
 
 #if WARMUP_ENABLED
@@ -208,8 +208,8 @@ inline std::vector<std::string> notes_for(const site_report& s) {
   return notes;
 }
 
-/// Joins cold windows with the cause records that overlap them (detail/attribution.hpp), and
-/// what no record covers with the CPU samples taken there (detail/cpu_sampler.hpp).
+/// Joins cold windows with the cause records that overlap them (detail/analysis/attribution.hpp), and
+/// what no record covers with the CPU samples taken there (detail/analysis/cpu_sampler.hpp).
 inline attribution attribute(const std::vector<cold_window>& windows, const timing& t) {
   attribution a;
   const std::int64_t p50 = t.steady ? t.steady->p50.count() : 0;

@@ -14,7 +14,7 @@
 #include <type_traits>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/steady_rule.hpp"
+#include "warmup/detail/analysis/steady_rule.hpp"
 #include "warmup/prewarm.hpp"
 #include "warmup/scope.hpp"
 #include "warmup/steady_limits.hpp"

@@ -1,4 +1,4 @@
-// Proof on a GPU of detail/cupti.hpp (issue 14): CUPTI started before the program's first CUDA
+// Proof on a GPU of detail/analysis/cupti.hpp (issue 14): CUPTI started before the program's first CUDA
 // call delivers one cause record for each first-call cost the program then pays, timestamped
 // with the library's clock and tagged with the kernel thread id of the thread that paid it.
 //
@@ -16,8 +16,8 @@
 //   cupti_probe --no-cupti      no CUPTI: the same calls' timings, as the baseline of its cost
 // CUDA_MODULE_LOADING=EAGER: no lazy kernel loads are expected (and none may come).
 #include "gpu_support.cuh"
-#include "warmup/detail/causes.hpp"
-#include "warmup/detail/cupti.hpp"
+#include "warmup/detail/analysis/causes.hpp"
+#include "warmup/detail/analysis/cupti.hpp"
 
 #include <cuda_runtime.h>
 

@@ -2,7 +2,7 @@
 // back to every call when the site changes.
 #include "catch.hpp"
 
-#include "warmup/detail/device_sampler.hpp"
+#include "warmup/detail/record/device_sampler.hpp"
 
 using warmup::detail::device_sampler;
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "warmup/detail/environment.hpp"
+#include "warmup/detail/runtime/environment.hpp"
 
 using warmup::detail::environment_settings;
 using warmup::detail::read_environment;

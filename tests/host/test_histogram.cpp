@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "warmup/detail/log_histogram.hpp"
+#include "warmup/detail/record/log_histogram.hpp"
 
 using warmup::detail::log_histogram;
 

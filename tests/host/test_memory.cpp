@@ -8,8 +8,8 @@
 
 #include <cstdint>
 
-#include "warmup/detail/event_ring.hpp"
-#include "warmup/detail/site.hpp"
+#include "warmup/detail/runtime/event_ring.hpp"
+#include "warmup/detail/record/site.hpp"
 
 using warmup::op_kind;
 using warmup::detail::event_ring;

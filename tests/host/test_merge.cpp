@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "warmup/compare.hpp"
-#include "warmup/detail/rank_wire.hpp"
+#include "warmup/detail/io/rank_wire.hpp"
 #include "warmup/merge.hpp"
 #include "warmup/merge_formats.hpp"
 #include "warmup/profile.hpp"

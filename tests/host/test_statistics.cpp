@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "warmup/detail/series.hpp"
-#include "warmup/detail/statistics.hpp"
+#include "warmup/detail/record/series.hpp"
+#include "warmup/detail/analysis/statistics.hpp"
 
 using namespace warmup::detail;
 using std::chrono::nanoseconds;

@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "warmup/detail/series.hpp"
-#include "warmup/detail/statistics.hpp"
-#include "warmup/detail/steady_rule.hpp"
+#include "warmup/detail/record/series.hpp"
+#include "warmup/detail/analysis/statistics.hpp"
+#include "warmup/detail/analysis/steady_rule.hpp"
 #include "warmup/profile.hpp"
 
 using std::chrono::milliseconds;

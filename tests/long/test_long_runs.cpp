@@ -8,8 +8,8 @@
 
 #include <unistd.h>
 
-#include "warmup/detail/series.hpp"
-#include "warmup/detail/statistics.hpp"
+#include "warmup/detail/record/series.hpp"
+#include "warmup/detail/analysis/statistics.hpp"
 #include "warmup/profile.hpp"
 
 namespace {

@@ -19,11 +19,11 @@ import warmup_check
 MEASURING = ["scope.hpp", "cold.hpp", "settings.hpp", "op.hpp", "config.hpp", "prewarm.hpp"]
 # The runtime: start-up and exit hooks, the snapshot and its statistics, the writers, reading
 # reports back, CUPTI and the environment. (Attribution's cause store and the CPU sampler are
-# still reached through the record layer, detail/site.hpp: issue 26 moves them out next.)
-RUNTIME = ["detail/runtime.hpp", "snapshot.hpp", "report_file.hpp", "print.hpp", "json.hpp", "csv.hpp",
-           "trace.hpp", "svg.hpp", "detail/statistics.hpp", "detail/cupti.hpp", "detail/environment.hpp",
-           "detail/identity.hpp", "detail/json_parse.hpp", "detail/json_read.hpp", "read.hpp", "merge.hpp",
-           "compare.hpp", "until_steady.hpp", "detail/steady_rule.hpp"]
+# still reached through the record layer, detail/record/site.hpp: issue 26 moves them out next.)
+RUNTIME = ["detail/runtime/runtime.hpp", "snapshot.hpp", "report_file.hpp", "print.hpp", "json.hpp", "csv.hpp",
+           "trace.hpp", "svg.hpp", "detail/analysis/statistics.hpp", "detail/analysis/cupti.hpp", "detail/runtime/environment.hpp",
+           "detail/runtime/identity.hpp", "detail/io/json_parse.hpp", "detail/io/json_read.hpp", "read.hpp", "merge.hpp",
+           "compare.hpp", "until_steady.hpp", "detail/analysis/steady_rule.hpp"]
 
 
 def compile_alone(cxx, include, extra, header, flags):

@@ -4,7 +4,7 @@
 #if WARMUP_DETAIL_DEPTH == 1
 #undef WARMUP_DETAIL_DEPTH
 #if !defined(WARMUP_LIGHT)
-#include "warmup/detail/runtime.hpp"
+#include "warmup/detail/runtime/runtime.hpp"
 #endif
 #elif WARMUP_DETAIL_DEPTH == 2
 #undef WARMUP_DETAIL_DEPTH

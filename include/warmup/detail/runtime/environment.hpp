@@ -16,8 +16,8 @@
 
 #include <unistd.h>  // environ
 
-#include "warmup/detail/process.hpp"
-#include "warmup/detail/text.hpp"
+#include "warmup/detail/record/process.hpp"
+#include "warmup/detail/io/text.hpp"
 #include "warmup/settings.hpp"
 
 WARMUP_BEGIN_NAMESPACE

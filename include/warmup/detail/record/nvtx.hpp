@@ -9,7 +9,7 @@
 #include <string>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/clock.hpp"
+#include "warmup/detail/record/clock.hpp"
 #include "warmup/op.hpp"
 
 WARMUP_BEGIN_NAMESPACE

@@ -2,8 +2,8 @@
 /// @brief Why a call was slow: the named causes, and the records that name them.
 ///
 /// A cause record is an interval of time on one thread spent on one cause (a module load, a JIT
-/// compilation, an allocation...), from CUPTI (detail/cupti.hpp) or from the library's own host
-/// signals. detail/attribution.hpp joins them to the cold calls of each site.
+/// compilation, an allocation...), from CUPTI (detail/analysis/cupti.hpp) or from the library's own host
+/// signals. detail/analysis/attribution.hpp joins them to the cold calls of each site.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "warmup/detail/statistics.hpp"
+#include "warmup/detail/analysis/statistics.hpp"
 #include "warmup/steady_limits.hpp"
 
 WARMUP_BEGIN_NAMESPACE

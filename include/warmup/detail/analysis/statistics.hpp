@@ -13,7 +13,7 @@
 #include <optional>
 #include <vector>
 
-#include "warmup/detail/series.hpp"
+#include "warmup/detail/record/series.hpp"
 #include "warmup/report.hpp"
 
 WARMUP_BEGIN_NAMESPACE

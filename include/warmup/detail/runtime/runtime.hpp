@@ -22,10 +22,10 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "warmup/detail/attribution.hpp"
-#include "warmup/detail/cupti.hpp"
-#include "warmup/detail/environment.hpp"
-#include "warmup/detail/nvtx.hpp"
+#include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/analysis/cupti.hpp"
+#include "warmup/detail/runtime/environment.hpp"
+#include "warmup/detail/record/nvtx.hpp"
 #include "warmup/report_file.hpp"
 #include "warmup/snapshot.hpp"
 
@@ -240,7 +240,7 @@ inline void ensure_started() noexcept {
 }
 
 // Weak, not inline: files built light (WARMUP_LIGHT) call it having only its declaration
-// (detail/site.hpp); each file that compiles the runtime defines it, and the linker keeps one.
+// (detail/record/site.hpp); each file that compiles the runtime defines it, and the linker keeps one.
 [[gnu::weak]] void start_runtime_light_builds_need_warmup_runtime_hpp_in_one_file() noexcept { ensure_started(); }
 
 inline const bool process_started = (ensure_started(), true);

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/process.hpp"
+#include "warmup/detail/record/process.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {

@@ -38,8 +38,8 @@
 #include <unistd.h>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/attribution.hpp"
-#include "warmup/detail/cpu_samples.hpp"
+#include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/analysis/cpu_samples.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {

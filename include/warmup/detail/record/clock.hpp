@@ -5,8 +5,8 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
-#include "warmup/detail/process.hpp"
-#include "warmup/detail/time_base.hpp"
+#include "warmup/detail/record/process.hpp"
+#include "warmup/detail/record/time_base.hpp"
 
 #include <chrono>
 #include <cstdint>

@@ -18,7 +18,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
-#include "warmup/detail/busy.hpp"
+#include "warmup/detail/record/busy.hpp"
 
 #include <algorithm>
 #include <array>

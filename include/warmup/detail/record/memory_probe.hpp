@@ -17,12 +17,12 @@
 #include <dlfcn.h>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/cuda_runtime.hpp"
+#include "warmup/detail/runtime/cuda_runtime.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
-/// The driver calls these signals make (and CUPTI's pool-growth callback, detail/cupti.hpp),
+/// The driver calls these signals make (and CUPTI's pool-growth callback, detail/analysis/cupti.hpp),
 /// taken with dlsym from the libcuda the runtime loaded: no runtime call, so the runtime's
 /// last-error slot is never touched.
 struct memory_driver {

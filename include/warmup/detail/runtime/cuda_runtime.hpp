@@ -4,7 +4,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
-#include "warmup/detail/process.hpp"
+#include "warmup/detail/record/process.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -16,7 +16,7 @@
 #include <string>
 #include <type_traits>
 
-#include "warmup/detail/notices.hpp"
+#include "warmup/detail/runtime/notices.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {

@@ -2,7 +2,7 @@
 /// @brief Joining cause records to cold calls: each call's time split among its causes.
 ///
 /// A cold call (a site's first call, or a call after idling or `expect_cold()`) leaves a window
-/// (its start, end and thread). Cause records (detail/causes.hpp) come later, from CUPTI's
+/// (its start, end and thread). Cause records (detail/analysis/causes.hpp) come later, from CUPTI's
 /// buffers; `snapshot()` joins each window with the records of its thread that overlap it. Records
 /// nest (a JIT inside a module load, a load inside an API call): each instant of the window
 /// belongs to the innermost record covering it, so no time is counted twice, and what no record
@@ -21,10 +21,10 @@
 #include <vector>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/busy.hpp"
-#include "warmup/detail/causes.hpp"
-#include "warmup/detail/cpu_samples.hpp"
-#include "warmup/detail/process.hpp"
+#include "warmup/detail/record/busy.hpp"
+#include "warmup/detail/analysis/causes.hpp"
+#include "warmup/detail/analysis/cpu_samples.hpp"
+#include "warmup/detail/record/process.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -140,7 +140,7 @@ class interval_set {
   std::uint64_t max_len_ = 0;
 };
 
-/// A CPU sample of a cold call (detail/cpu_sampler.hpp), with the thread that took it and the
+/// A CPU sample of a cold call (detail/analysis/cpu_sampler.hpp), with the thread that took it and the
 /// CPU time it stands for. An interval of one instant, for `interval_set`.
 struct thread_sample {
   std::uint64_t start_ns = 0, end_ns = 0;  ///< end = start + 1
@@ -242,7 +242,7 @@ class cause_store {
   std::atomic<void (*)() noexcept> flush{nullptr};
   /// What `report::attribution_source` says: "off", "cupti", or why it fell back. Under the mutex.
   std::string source = "off";
-  /// The CPU sampler's process-wide part (detail/cpu_sampler.hpp).
+  /// The CPU sampler's process-wide part (detail/analysis/cpu_sampler.hpp).
   sampler_shared sampler;
 
   void set_source(bool on, std::string what) noexcept {

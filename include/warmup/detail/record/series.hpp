@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/busy.hpp"
-#include "warmup/detail/log_histogram.hpp"
+#include "warmup/detail/record/busy.hpp"
+#include "warmup/detail/record/log_histogram.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {

@@ -15,7 +15,7 @@
 
 #include <unistd.h>
 
-#include "warmup/detail/text.hpp"
+#include "warmup/detail/io/text.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {

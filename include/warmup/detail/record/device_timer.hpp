@@ -4,7 +4,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
-#include "warmup/detail/process.hpp"
+#include "warmup/detail/record/process.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -13,7 +13,7 @@
 #include <optional>
 #include <vector>
 
-#include "warmup/detail/event_ring.hpp"
+#include "warmup/detail/runtime/event_ring.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {

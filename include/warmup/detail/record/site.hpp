@@ -4,9 +4,9 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
-#include "warmup/detail/process.hpp"
-#include "warmup/detail/busy.hpp"
-#include "warmup/detail/clock.hpp"
+#include "warmup/detail/record/process.hpp"
+#include "warmup/detail/record/busy.hpp"
+#include "warmup/detail/record/clock.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -23,16 +23,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "warmup/detail/device_sampler.hpp"
-#include "warmup/detail/device_sink.hpp"
-#include "warmup/detail/attribution.hpp"
-#include "warmup/detail/cpu_sampler.hpp"
-#include "warmup/detail/host_probe.hpp"
-#include "warmup/detail/notices.hpp"
-#include "warmup/detail/nvtx.hpp"
-#include "warmup/detail/recurrence.hpp"
-#include "warmup/detail/series.hpp"
-#include "warmup/detail/timeline.hpp"
+#include "warmup/detail/record/device_sampler.hpp"
+#include "warmup/detail/record/device_sink.hpp"
+#include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/analysis/cpu_sampler.hpp"
+#include "warmup/detail/analysis/host_probe.hpp"
+#include "warmup/detail/runtime/notices.hpp"
+#include "warmup/detail/record/nvtx.hpp"
+#include "warmup/detail/record/recurrence.hpp"
+#include "warmup/detail/record/series.hpp"
+#include "warmup/detail/record/timeline.hpp"
 #include "warmup/settings.hpp"
 #include "warmup/op.hpp"
 #include "warmup/report.hpp"
@@ -215,7 +215,7 @@ class site final : public device_sink {
     if (threw) exceptions_.fetch_add(1, std::memory_order_relaxed);
   }
 
-  // ---- Cold calls: what attribution joins (detail/attribution.hpp).
+  // ---- Cold calls: what attribution joins (detail/analysis/attribution.hpp).
 
   /// Sites whose first call gets host signals (`first_call_host`), in order of first calls.
   static constexpr std::uint32_t max_probed_first_calls = 4096;
@@ -494,7 +494,7 @@ class site final : public device_sink {
   device_sampler sampler_;
   std::atomic<std::uint64_t> sampled_out_{0};  ///< warm and steady: host time only
   std::atomic<std::uint64_t> exceptions_{0};   ///< calls left by an exception
-  // Memory signals (detail/memory_probe.hpp), off the shared line: only allocation and copy
+  // Memory signals (detail/record/memory_probe.hpp), off the shared line: only allocation and copy
   // scopes given a stream or a host pointer touch them.
   std::atomic<std::uint64_t> pool_read_{0}, pool_grew_{0}, pool_grown_{0}, pool_first_grown_{0};
   std::atomic<std::uint64_t> host_pinned_{0}, host_pageable_{0};
@@ -553,7 +553,7 @@ WARMUP_HOT_INLINE std::uint64_t byte_count(Int bytes) noexcept {
   return static_cast<std::uint64_t>(bytes);
 }
 
-/// The library's start-up (detail/runtime.hpp): made before the first site, whenever that is.
+/// The library's start-up (detail/runtime/runtime.hpp): made before the first site, whenever that is.
 /// Not inline: a file built light (WARMUP_LIGHT) only declares it, and every file that compiles
 /// the runtime defines it, weakly (the linker keeps one, as it does an inline function's copies).
 /// Its name is the link error of a light program in which no file includes <warmup/runtime.hpp>.

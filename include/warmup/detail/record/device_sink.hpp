@@ -12,7 +12,7 @@ WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
 /// Who receives a device-timed call's figures when its events are read back. The event ring
-/// keeps this pointer and the call's index and knows nothing else of the site (detail/event_ring.hpp).
+/// keeps this pointer and the call's index and knows nothing else of the site (detail/runtime/event_ring.hpp).
 struct device_sink {
   /// Whether call `index` is on the timeline, so the reader also places it in time.
   virtual bool on_timeline(std::uint64_t index) const noexcept = 0;

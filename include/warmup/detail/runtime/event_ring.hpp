@@ -4,7 +4,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
-#include "warmup/detail/busy.hpp"
+#include "warmup/detail/record/busy.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "warmup/detail/clock.hpp"
-#include "warmup/detail/cuda_runtime.hpp"
-#include "warmup/detail/device_sink.hpp"
-#include "warmup/detail/notices.hpp"
+#include "warmup/detail/record/clock.hpp"
+#include "warmup/detail/runtime/cuda_runtime.hpp"
+#include "warmup/detail/record/device_sink.hpp"
+#include "warmup/detail/runtime/notices.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {

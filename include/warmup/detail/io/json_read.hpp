@@ -1,6 +1,6 @@
 /// @file
 /// @brief Report records read back from JSON through the same field lists the writer uses
-/// (detail/fields.hpp), so that every key written is a key read.
+/// (detail/io/fields.hpp), so that every key written is a key read.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
@@ -16,8 +16,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "warmup/detail/fields.hpp"
-#include "warmup/detail/json_parse.hpp"
+#include "warmup/detail/io/fields.hpp"
+#include "warmup/detail/io/json_parse.hpp"
 #include "warmup/report.hpp"
 
 WARMUP_BEGIN_NAMESPACE

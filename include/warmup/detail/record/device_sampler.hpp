@@ -8,7 +8,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "warmup/detail/series.hpp"
+#include "warmup/detail/record/series.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {

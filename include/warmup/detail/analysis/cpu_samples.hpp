@@ -1,5 +1,5 @@
 /// @file
-/// @brief The CPU sampler's data (detail/cpu_sampler.hpp): a sample, a thread's buffer of them,
+/// @brief The CPU sampler's data (detail/analysis/cpu_sampler.hpp): a sample, a thread's buffer of them,
 /// and the process-wide state every copy of the library shares through the cause store.
 #pragma once
 #include "warmup/detail/header_begin.hpp"

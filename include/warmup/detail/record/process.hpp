@@ -22,8 +22,8 @@
 
 #include <dlfcn.h>
 
-#include "warmup/detail/busy.hpp"
-#include "warmup/detail/time_base.hpp"
+#include "warmup/detail/record/busy.hpp"
+#include "warmup/detail/record/time_base.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
