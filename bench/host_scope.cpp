@@ -27,7 +27,7 @@ void raw_parts(benchmark::State& state) {
 BENCHMARK(raw_parts);
 
 // The floor a scope is held to (issue 16): two reads of the cycle counter the scopes read
-// (detail/record/time_base.hpp; rdtsc on x86-64, CNTVCT_EL0 on Arm), with nothing between them.
+// (detail/runtime/time_base.hpp; rdtsc on x86-64, CNTVCT_EL0 on Arm), with nothing between them.
 void counter_pair(benchmark::State& state) {
   for (auto _ : state) {
     const std::uint64_t t0 = warmup::detail::read_counter();

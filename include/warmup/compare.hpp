@@ -19,7 +19,7 @@
 #include "warmup/detail/io/fields.hpp"
 #include "warmup/detail/io/text.hpp"
 #include "warmup/detail/io/text_table.hpp"
-#include "warmup/json.hpp"
+#include "warmup/detail/io/json.hpp"
 #include "warmup/merge.hpp"
 #include "warmup/report.hpp"
 

@@ -35,6 +35,19 @@
 /// `v1_off` under `WARMUP_DISABLE`), `detail` included: a program that links files built
 /// both ways (a library built with scopes off, the application with them on) holds two
 /// distinct sets of types and functions instead of one name with two layouts.
+/// Defines, in the files that compile the runtime, a function that files built light
+/// (`WARMUP_LIGHT`) only declare: weak rather than inline, so that a light file's call binds to
+/// it, and the linker keeps one of the copies, as it does an inline function's. Under
+/// `WARMUP_DISABLE` every file compiles those definitions (no-ops, most of them) and they stay
+/// inline: a file that does not use one emits no code for it.
+#if !WARMUP_ENABLED
+#define WARMUP_DETAIL_RUNTIME inline
+#elif defined(__GNUC__) || defined(__clang__)
+#define WARMUP_DETAIL_RUNTIME __attribute__((weak))
+#else
+#error "warmup: the runtime's definitions need weak symbols (GCC or Clang)"
+#endif
+
 #if WARMUP_ENABLED
 #define WARMUP_ABI_NAMESPACE v1
 #else

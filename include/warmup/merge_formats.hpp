@@ -14,12 +14,12 @@
 #include <string_view>
 #include <vector>
 
-#include "warmup/csv.hpp"
+#include "warmup/detail/io/csv.hpp"
 #include "warmup/detail/io/text.hpp"
 #include "warmup/detail/io/text_table.hpp"
-#include "warmup/json.hpp"
+#include "warmup/detail/io/json.hpp"
 #include "warmup/merge.hpp"
-#include "warmup/svg.hpp"
+#include "warmup/detail/io/svg.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {

@@ -8,12 +8,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <vector>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/analysis/causes.hpp"
-#include "warmup/detail/io/fields.hpp"
+#include "warmup/detail/causes.hpp"
 #include "warmup/op.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -39,15 +37,6 @@ struct steady_state {
   /// calls, where no such interval exists.
   std::optional<std::chrono::nanoseconds> p50_low, p50_high;
   bool enough_calls = false;  ///< calls >= enough
-
-  /// What the writers write, in order (detail/io/fields.hpp): the JSON key and CSV column of each.
-  static constexpr auto fields() {
-    using self = steady_state;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(calls), WARMUP_DETAIL_FIELD(p50), WARMUP_DETAIL_FIELD(p90),
-                           WARMUP_DETAIL_FIELD(p99), WARMUP_DETAIL_FIELD(p999), WARMUP_DETAIL_FIELD(min),
-                           WARMUP_DETAIL_FIELD(max), WARMUP_DETAIL_FIELD(mean), WARMUP_DETAIL_FIELD(stddev),
-                           WARMUP_DETAIL_FIELD(p50_low), WARMUP_DETAIL_FIELD(p50_high), WARMUP_DETAIL_FIELD(enough_calls));
-  }
 };
 
 /// @brief Time a cold call spent on one cause, and how many records of that cause it took.
@@ -58,12 +47,6 @@ struct cause_time {
   /// For `host_code`: the shared object the samples fell in ("libcudnn_heuristic.so.9"); empty
   /// for the other causes.
   std::string where;
-
-  static constexpr auto fields() {
-    using self = cause_time;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(what), WARMUP_DETAIL_FIELD(time), WARMUP_DETAIL_FIELD(count),
-                           WARMUP_DETAIL_FIELD(where));
-  }
 };
 
 /// @brief Why a cold call was slow: its excess over the steady p50, split among named causes
@@ -85,12 +68,6 @@ struct attribution {
   std::chrono::nanoseconds named{};         ///< the causes together
   std::chrono::nanoseconds unattributed{};  ///< excess - named
   std::uint64_t calls = 0;                  ///< calls joined (1 for a first call)
-
-  static constexpr auto fields() {
-    using self = attribution;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(calls), WARMUP_DETAIL_FIELD(call), WARMUP_DETAIL_FIELD(excess),
-                           WARMUP_DETAIL_FIELD(named), WARMUP_DETAIL_FIELD(unattributed), WARMUP_DETAIL_FIELD(causes));
-  }
 };
 
 /// @brief What a site's first call did on the host, measured around it by the library (always,
@@ -108,12 +85,6 @@ struct host_signals {
   /// For device-timed calls: whether the device's primary context existed when the call began
   /// (false: the call paid for creating it). Empty where not known.
   std::optional<bool> context_existed;
-
-  static constexpr auto fields() {
-    using self = host_signals;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(cpu), WARMUP_DETAIL_FIELD(minor_faults), WARMUP_DETAIL_FIELD(major_faults),
-                           WARMUP_DETAIL_FIELD(context_existed), WARMUP_DETAIL_FIELD(libraries_loaded));
-  }
 };
 
 /// @brief One clock domain (host or device) of one site.
@@ -141,15 +112,6 @@ struct timing {
   std::optional<attribution> first_call_causes;
   /// The same for the calls made after idling or `expect_cold()`, together.
   std::optional<attribution> cold_causes;
-
-  static constexpr auto fields() {
-    using self = timing;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(calls), WARMUP_DETAIL_FIELD(first), WARMUP_DETAIL_FIELD(warmup_calls),
-                           WARMUP_DETAIL_FIELD(total), WARMUP_DETAIL_FIELD(first_call_excess),
-                           WARMUP_DETAIL_FIELD(warmup_excess), WARMUP_DETAIL_FIELD(cold_recurrences),
-                           WARMUP_DETAIL_FIELD(cold_excess), WARMUP_DETAIL_FIELD(steady),
-                           WARMUP_DETAIL_FIELD(first_call_causes), WARMUP_DETAIL_FIELD(cold_causes));
-  }
 };
 
 /// @brief Which clock a figure was read from.
@@ -180,14 +142,6 @@ struct transfer {
   /// the driver stages through a pinned buffer of its own, synchronously to the host).
   std::uint64_t host_pinned_calls = 0;
   std::uint64_t host_pageable_calls = 0;
-
-  static constexpr auto fields() {
-    using self = transfer;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(first), WARMUP_DETAIL_FIELD(total), WARMUP_DETAIL_FIELD(sizes_vary),
-                           WARMUP_DETAIL_FIELD(total_saturated), WARMUP_DETAIL_FIELD(gbps_clock),
-                           WARMUP_DETAIL_FIELD(first_gbps), WARMUP_DETAIL_FIELD(steady_gbps), WARMUP_DETAIL_FIELD(mean_gbps),
-                           WARMUP_DETAIL_FIELD(host_pinned_calls), WARMUP_DETAIL_FIELD(host_pageable_calls));
-  }
 };
 
 /// @brief What an allocation site's stream-ordered pool did (allocation scopes given a stream;
@@ -202,12 +156,6 @@ struct pool_growth {
   std::uint64_t grew_calls = 0;   ///< calls during which the pool reserved more memory
   std::uint64_t grown = 0;        ///< bytes reserved by those calls together
   std::uint64_t first_call = 0;   ///< bytes the first call made it reserve
-
-  static constexpr auto fields() {
-    using self = pool_growth;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(calls_read), WARMUP_DETAIL_FIELD(grew_calls), WARMUP_DETAIL_FIELD(grown),
-                           WARMUP_DETAIL_FIELD(first_call));
-  }
 };
 
 /// @brief One call placed in time, for timelines: a site's first calls and a sample after.
@@ -230,12 +178,6 @@ struct untimed_calls {
   std::uint64_t unavailable = 0;  ///< no GPU, a CUDA error, or no context yet
   std::uint64_t dropped = 0;      ///< too many device measurements in flight
   std::uint64_t sampled_out = 0;  ///< warm and steady: device-timed on a sample only
-
-  static constexpr auto fields() {
-    using self = untimed_calls;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(captured), WARMUP_DETAIL_FIELD(unavailable), WARMUP_DETAIL_FIELD(dropped),
-                           WARMUP_DETAIL_FIELD(sampled_out));
-  }
 };
 
 /// @brief Everything measured at one site: a (kind, name) pair.
@@ -258,14 +200,6 @@ struct site_report {
   // For the timeline and the picture (trace, SVG), not written to JSON or CSV:
   std::vector<std::chrono::nanoseconds> first_calls;  ///< host time of the first 64 calls, in order
   std::vector<call_record> timeline;     ///< the first calls and a thinning sample, in call order
-
-  static constexpr auto fields() {
-    using self = site_report;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(name), WARMUP_DETAIL_FIELD(op), WARMUP_DETAIL_FIELD(calls),
-                           WARMUP_DETAIL_FIELD(host), WARMUP_DETAIL_FIELD(device), WARMUP_DETAIL_FIELD(bytes),
-                           WARMUP_DETAIL_FIELD(exceptions), WARMUP_DETAIL_FIELD(device_untimed),
-                           WARMUP_DETAIL_FIELD(first_call_host), WARMUP_DETAIL_FIELD(pool), WARMUP_DETAIL_FIELD(notes));
-  }
 };
 
 /// @brief Who wrote a report: the process's place in a job, as its launcher's variables say
@@ -283,13 +217,6 @@ struct run_identity {
   int pid = 0;
   std::string started;   ///< when the library started, ISO 8601 UTC ("2026-11-26T23:59:59.123Z")
   std::string library_version = WARMUP_VERSION_STRING;
-
-  static constexpr auto fields() {
-    using self = run_identity;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(rank), WARMUP_DETAIL_FIELD(local_rank), WARMUP_DETAIL_FIELD(world_size),
-                           WARMUP_DETAIL_FIELD(launcher), WARMUP_DETAIL_FIELD(host), WARMUP_DETAIL_FIELD(pid),
-                           WARMUP_DETAIL_FIELD(started), WARMUP_DETAIL_FIELD(library_version));
-  }
 };
 
 /// @brief The GPU the report describes (the current device at snapshot time).
@@ -306,15 +233,6 @@ struct device_description {
   /// when the library first times work there: every device duration includes it, so device
   /// times of kernels under about 20 us read high by this much. Empty until measured.
   std::optional<std::chrono::nanoseconds> event_pair_floor;
-
-  static constexpr auto fields() {
-    using self = device_description;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(index), WARMUP_DETAIL_FIELD(name), WARMUP_DETAIL_FIELD(uuid),
-                           WARMUP_DETAIL_FIELD(compute_major),
-                           WARMUP_DETAIL_FIELD(compute_minor), WARMUP_DETAIL_FIELD(multiprocessors),
-                           WARMUP_DETAIL_FIELD(memory_bytes), WARMUP_DETAIL_FIELD(driver_version),
-                           WARMUP_DETAIL_FIELD(runtime_version), WARMUP_DETAIL_FIELD(event_pair_floor));
-  }
 };
 
 /// @brief The library's own costs, kept apart from every measurement.
@@ -326,12 +244,6 @@ struct library_costs {
   /// Looking for a GPU where none could be used (no device, no driver): charged here, not to
   /// the scope that looked, whose body could do no GPU work.
   std::chrono::nanoseconds device_probe{};
-
-  static constexpr auto fields() {
-    using self = library_costs;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(nvtx_init), WARMUP_DETAIL_FIELD(event_pools), WARMUP_DETAIL_FIELD(event_pairs),
-                           WARMUP_DETAIL_FIELD(site_bytes), WARMUP_DETAIL_FIELD(device_probe));
-  }
 };
 
 /// @brief A summary of every site, as returned by `warmup::snapshot()`.
@@ -374,15 +286,6 @@ struct report {
   /// A pointer into a report that is about to go away would dangle: keep the report first
   /// (`const warmup::report r = warmup::snapshot(); r.find(...)`).
   const site_report* find(op_kind op, std::string_view name) const&& = delete;
-
-  static constexpr auto fields() {
-    using self = report;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(enabled), WARMUP_DETAIL_FIELD(identity), WARMUP_DETAIL_FIELD(device), WARMUP_DETAIL_FIELD(device_status),
-                           WARMUP_DETAIL_FIELD(device_pending), WARMUP_DETAIL_FIELD(attribution_source),
-                           WARMUP_DETAIL_FIELD(cpu_sampling), WARMUP_DETAIL_FIELD(module_loading), WARMUP_DETAIL_FIELD(jit_cache),
-                           WARMUP_DETAIL_FIELD(host_clock), WARMUP_DETAIL_FIELD(library), WARMUP_DETAIL_FIELD(notices),
-                           WARMUP_DETAIL_FIELD(sites));
-  }
 };
 
 WARMUP_END_NAMESPACE

@@ -5,131 +5,20 @@
 
 #include "warmup/config.hpp"
 
-#include <atomic>
-#include <cerrno>
-#include <chrono>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <iostream>
+#include <cstddef>
 #include <iterator>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#if defined(__linux__)
-#include <sys/random.h>
-#endif
-
 #include "warmup/csv.hpp"
-#include "warmup/detail/record/busy.hpp"
 #include "warmup/json.hpp"
 #include "warmup/print.hpp"
 #include "warmup/report.hpp"
-#include "warmup/snapshot.hpp"
 #include "warmup/svg.hpp"
 #include "warmup/trace.hpp"
 
 WARMUP_BEGIN_NAMESPACE
-namespace detail {
-/// Whether write_report_to says what is wrong with a destination list, or start-up already did.
-enum class spec_errors { say, already_said };
-inline bool write_report_to(const report& r, std::string_view spec, bool forked,
-                            spec_errors errors = spec_errors::say) noexcept;
-
-/// Writes all of `text` to `fd`, through partial writes and signals; returns 0 or the errno.
-inline int write_all(int fd, const std::string& text) noexcept {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return n < 0 ? errno : EIO;
-    done += static_cast<std::size_t>(n);
-  }
-  return 0;
-}
-
-/// A message naming why a file could not be written, the reason first: a long path is what
-/// gets cut, never why.
-inline std::string cannot_write(const std::string& path, int e) {
-  return std::string("cannot write (") + std::strerror(e) + ") '" + path + "'";
-}
-
-/// 64 bits no other user can guess, for temporary file names: from the kernel's random source
-/// when it answers at once, else mixed from the clock, the pid and a counter.
-inline std::uint64_t unpredictable() noexcept {
-  std::uint64_t v = 0;
-#if defined(__linux__)
-  if (::getrandom(&v, sizeof v, GRND_NONBLOCK) == static_cast<ssize_t>(sizeof v)) return v;
-#endif
-  static std::atomic<std::uint64_t> counter{0};
-  v = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  v ^= static_cast<std::uint64_t>(::getpid()) << 32;
-  v ^= (counter.fetch_add(1, std::memory_order_relaxed) + 1) * 0x9E3779B97F4A7C15ULL;
-  return v;
-}
-}  // namespace detail
-WARMUP_END_NAMESPACE
-
-WARMUP_BEGIN_NAMESPACE
-namespace detail {
-
-/// What is wrong with the placeholders of a path (`%r`, `%p`, `%h`, `%%`), or empty.
-inline std::string placeholder_error(std::string_view path) {
-  for (std::size_t i = 0; i < path.size(); ++i) {
-    if (path[i] != '%') continue;
-    if (i + 1 == path.size()) return "a lone % at the end of '" + printable(path, 200) + "' (%% writes one)";
-    const char c = path[++i];
-    if (c != 'r' && c != 'p' && c != 'h' && c != '%')
-      return "'%" + printable(std::string_view(&path[i], 1), 4) + "' in '" + printable(path, 200) +
-             "' is not a placeholder (%r rank, %p pid, %h host, %% a percent sign)";
-  }
-  return {};
-}
-
-/// `path` with its placeholders replaced: %r the rank (0 outside a job), %p the pid, %h the
-/// host name (letters, digits, '-' and '_' kept, anything else '_', so it never leaves the
-/// folder), %% a percent sign. A path parse_destinations accepted has no other (any other `%`
-/// is kept as it stands: `placeholder_error` refused it before this is reached).
-inline std::string expand_placeholders(std::string_view path, const run_identity& id) {
-  std::string out;
-  for (std::size_t i = 0; i < path.size(); ++i) {
-    if (path[i] != '%' || i + 1 == path.size()) {
-      out += path[i];
-      continue;
-    }
-    switch (path[++i]) {
-      case 'r': out += std::to_string(id.rank.value_or(0)); break;
-      case 'p': out += std::to_string(id.pid); break;
-      case 'h':
-        for (const char c : id.host) {
-          const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-          out += keep ? c : '_';
-        }
-        break;
-      case '%': out += '%'; break;
-      default: out += '%'; out += path[i];
-    }
-  }
-  return out;
-}
-
-/// What a file destination gets before its extension so that processes never overwrite each
-/// other: the rank where it is above 0 and the path has no %r, then the pid of a forked child
-/// where the path has no %p; joined by '.'.
-inline std::string file_tag(std::string_view path, const run_identity& id, bool forked) {
-  std::string tag;
-  if (id.rank.value_or(0) > 0 && path.find("%r") == std::string_view::npos) tag = std::to_string(*id.rank);
-  if (forked && path.find("%p") == std::string_view::npos) tag += (tag.empty() ? "" : ".") + std::to_string(id.pid);
-  return tag;
-}
-
-}  // namespace detail
 
 /// @brief The formats a report can be written in.
 enum class report_format { table, json, csv, trace, svg };
@@ -150,11 +39,7 @@ struct report_format_info {
 /// \endcode
 inline constexpr report_format_info report_formats[] = {
     {report_format::table, "table", ".txt",
-     [](const report& r) {
-       std::ostringstream os;
-       print(r, os);
-       return os.str();
-     }},
+     [](const report& r) { return detail::table_text(r); }},
     {report_format::json, "json", ".json", [](const report& r) { return to_json(r) + "\n"; }},
     {report_format::csv, "csv", ".csv", [](const report& r) { return to_csv(r); }},
     {report_format::trace, "trace", ".trace.json", [](const report& r) { return to_trace(r) + "\n"; }},
@@ -191,69 +76,7 @@ struct report_destination {
 ///   std::string error;
 ///   warmup::parse_destinations("stderr,out/report.svg", d, error);
 /// \endcode
-inline bool parse_destinations(std::string_view spec, std::vector<report_destination>& out, std::string& error) {
-  const auto lower = [](std::string_view v) {
-    std::string l(v);
-    for (char& c : l) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    return l;
-  };
-  const auto ends_with = [](std::string_view v, std::string_view e) {
-    return v.size() >= e.size() && v.compare(v.size() - e.size(), e.size(), e) == 0;
-  };
-  const auto say = [&](std::string text) { error += (error.empty() ? "" : "; ") + std::move(text); };
-  bool ok = true;
-  const std::size_t before = out.size();
-  const std::string_view whole = spec;
-  while (!spec.empty()) {
-    const std::size_t comma = spec.find(',');
-    std::string_view item = spec.substr(0, comma);
-    spec = comma == std::string_view::npos ? std::string_view{} : spec.substr(comma + 1);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (item.empty()) continue;
-    if (item == "stdout" || item == "stderr") {
-      out.push_back({std::string(item), report_format::table});
-      continue;
-    }
-    const report_format_info* found = nullptr;
-    std::string_view target = item;
-    if (const std::size_t colon = item.rfind(':'); colon != std::string_view::npos && colon > 0) {
-      for (const report_format_info& f : report_formats)
-        if (lower(item.substr(colon + 1)) == f.name) found = &f, target = item.substr(0, colon);
-    }
-    // Else the longest extension that ends the path: ".trace.json" before ".json".
-    const std::string l = lower(item);
-    for (const report_format_info& f : report_formats)
-      if (target == item && ends_with(l, f.extension) && (found == nullptr || f.extension.size() > found->extension.size()))
-        found = &f;
-    if (found != nullptr) {
-      if (const std::string why = detail::placeholder_error(target); !why.empty()) {
-        say(why);
-        ok = false;
-        continue;
-      }
-      out.push_back({std::string(target), found->format});
-      continue;
-    }
-    std::string extensions, names;
-    for (const report_format_info& f : report_formats) {
-      extensions += (extensions.empty() ? "" : ", ") + std::string(f.extension);
-      names += (names.empty() ? ":" : ", :") + std::string(f.name);
-    }
-    say("'" + detail::printable(item, 200) + "' is neither stdout, stderr, a path ending in " + extensions +
-        ", nor a path followed by " + names);
-    ok = false;
-  }
-  if (ok && out.size() == before) {
-    say("'" + detail::printable(whole, 200) + "' names no destination");
-    ok = false;
-  }
-  return ok;
-}
-
-/// @brief The report in one format, as text.
-inline std::string format_report(const report& r, report_format f) { return info(f).write(r); }
-
+bool parse_destinations(std::string_view spec, std::vector<report_destination>& out, std::string& error);
 /// @brief Writes `text` to `path` safely: into a new temporary file beside it, then renamed over
 /// it, so a crash or a full disk never leaves a half-written file where a good one was, and of
 /// two writers of one path, one's complete report wins.
@@ -262,30 +85,7 @@ inline std::string format_report(const report& r, report_format f) { return info
 /// can guess, with the permissions any new file of the program gets (0666 less the umask), so a
 /// link, file or FIFO planted in a shared directory is never written through, read or waited
 /// on. Returns an empty string, or why it failed (naming the path).
-inline std::string write_file_atomically(const std::string& path, const std::string& text) {
-  const std::size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? std::string{} : path.substr(0, slash + 1);
-  const auto failed = [&](int e) { return detail::cannot_write(path, e); };
-  int fd = -1;
-  std::string tmp;
-  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
-    char name[48];
-    std::snprintf(name, sizeof name, ".warmup-%016llx.tmp", static_cast<unsigned long long>(detail::unpredictable()));
-    tmp = dir + name;
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) break;
-  }
-  if (fd < 0) return failed(errno);
-  int error = detail::write_all(fd, text);
-  if (::close(fd) != 0 && error == 0) error = errno;
-  if (error == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) error = errno;
-  if (error != 0) {
-    ::unlink(tmp.c_str());
-    return failed(error);
-  }
-  return {};
-}
-
+std::string write_file_atomically(const std::string& path, const std::string& text);
 /// @brief Writes `r` to every destination of `spec` (see `parse_destinations`). A destination
 /// that cannot be written gets a message on stderr naming it and the reason, and the table
 /// goes to stderr in its place, so nothing measured is lost. Never throws. Returns whether
@@ -293,94 +93,11 @@ inline std::string write_file_atomically(const std::string& path, const std::str
 /// \code
 ///   warmup::write_report(warmup::snapshot(), "stderr,report.json,report.svg");
 /// \endcode
-inline bool write_report(const report& r, std::string_view spec) noexcept {
-  return detail::write_report_to(r, spec, false);
-}
+bool write_report(const report& r, std::string_view spec) noexcept;
+
+/// @brief The report in one format, as text.
+inline std::string format_report(const report& r, report_format f) { return info(f).write(r); }
 
 WARMUP_END_NAMESPACE
-
-WARMUP_BEGIN_NAMESPACE
-namespace detail {
-
-/// "out/report.json" -> "out/report.<tag>.json" (before ".trace.json" for traces): where a
-/// forked child writes its own report, leaving its parent's whole.
-inline std::string tagged_path(std::string_view path, std::string_view tag) {
-  const std::size_t slash = path.find_last_of('/');
-  const std::size_t base = slash == std::string_view::npos ? 0 : slash + 1;
-  std::size_t dot = path.rfind(".trace.json");
-  if (dot == std::string_view::npos || dot < base || dot + 11 != path.size()) dot = path.rfind('.');
-  if (dot == std::string_view::npos || dot <= base) dot = path.size();
-  return std::string(path.substr(0, dot)) + "." + std::string(tag) + std::string(path.substr(dot));
-}
-
-/// A destination that exists and is no regular file (a terminal, `/dev/stdout`, a pipe,
-/// `/dev/fd/N`) is written in place: no temporary file can be renamed over it. Opened without
-/// blocking, so a FIFO nobody reads fails at once instead of hanging the program.
-inline bool is_special_file(const std::string& path) noexcept {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
-}
-
-inline std::string write_special_file(const std::string& path, const std::string& text) {
-  const auto failed = [&](int e) { return cannot_write(path, e); };
-  const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return failed(errno == ENXIO ? EPIPE : errno);
-  (void)::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  const int error = write_all(fd, text);
-  ::close(fd);
-  return error == 0 ? std::string{} : failed(error);
-}
-
-/// write_report: placeholders expanded, and a file of a rank above 0 or of a forked child
-/// tagged with them where its path does not place them (file_tag). What the spec
-/// names wrongly or cannot be written goes to stderr as the table, so nothing measured is lost.
-/// The report at exit passes `spec_errors::already_said`: start-up said what was wrong.
-inline bool write_report_to(const report& r, std::string_view spec, bool forked, spec_errors errors) noexcept {
-  const busy_section busy;
-  WARMUP_TRY {
-    std::vector<report_destination> dests;
-    std::string error;
-    bool ok = parse_destinations(spec, dests, error);
-    if (!ok && errors == spec_errors::say)
-      std::fprintf(stderr, "warmup: WARMUP_REPORT: %s; the table goes to stderr in its place\n", error.c_str());
-    bool table_to_stderr = false;
-    const auto table_instead = [&] {
-      if (table_to_stderr) return;
-      const std::string table = format_report(r, report_format::table);
-      std::fwrite(table.data(), 1, table.size(), stderr);
-      std::fflush(stderr);
-      table_to_stderr = true;
-    };
-    for (report_destination& d : dests) {
-      const std::string text = format_report(r, d.format);
-      if (d.target == "stdout" || d.target == "stderr") {
-        std::FILE* stream = d.target == "stdout" ? stdout : stderr;
-        std::fwrite(text.data(), 1, text.size(), stream);
-        std::fflush(stream);
-        table_to_stderr = table_to_stderr || (d.target == "stderr" && d.format == report_format::table);
-        continue;
-      }
-      const bool special = is_special_file(d.target);
-      const std::string tag = special ? std::string{} : file_tag(d.target, r.identity, forked);
-      d.target = expand_placeholders(d.target, r.identity);
-      if (!tag.empty()) d.target = tagged_path(d.target, tag);
-      const std::string why = special ? write_special_file(d.target, text) : write_file_atomically(d.target, text);
-      if (!why.empty()) {
-        ok = false;
-        std::fprintf(stderr, "warmup: %s; the report goes to stderr instead\n", detail::printable(why, 600).c_str());
-        table_instead();
-      }
-    }
-    if (!error.empty()) table_instead();
-    return ok;
-  } WARMUP_CATCH_ALL {
-    std::fputs("warmup: the report could not be written (out of memory)\n", stderr);
-    return false;
-  }
-}
-
-}  // namespace detail
-WARMUP_END_NAMESPACE
-
 
 #include "warmup/detail/header_end.hpp"

@@ -13,7 +13,7 @@
 /// A light program without that file does not link: the undefined symbol
 /// `start_runtime_light_builds_need_warmup_runtime_hpp_in_one_file` names what to add. Files built
 /// light, files built whole and `WARMUP_DISABLE` files mix in one program, as shared libraries
-/// and plugins do: one registry, one report (detail/record/process.hpp). Each shared library built light
+/// and plugins do: one registry, one report (detail/process.hpp). Each shared library built light
 /// needs its own such file where it is built with `-fvisibility=hidden`.
 #pragma once
 

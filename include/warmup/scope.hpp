@@ -18,7 +18,7 @@
 #include "warmup/op.hpp"
 
 #if WARMUP_ENABLED
-#include "warmup/detail/record/clock.hpp"
+#include "warmup/detail/record/ticks.hpp"
 #include "warmup/detail/record/device_timer.hpp"
 #include "warmup/detail/record/exception_depth.hpp"
 #include "warmup/detail/record/memory_probe.hpp"
@@ -63,7 +63,7 @@ WARMUP_BEGIN_NAMESPACE
 /// @brief Measures one call of a site from construction to destruction.
 ///
 /// Host time always (the cycle counter where the CPU vouches for it, else the steady clock;
-/// detail/record/time_base.hpp); device time too when given a stream: two CUDA events recorded on that
+/// detail/runtime/time_base.hpp); device time too when given a stream: two CUDA events recorded on that
 /// stream, read back later by `snapshot()`, never waited for here. The scope also opens an NVTX
 /// range in the `warmup` domain (category = the operation kind, the first call in red, payload =
 /// the call index) and feeds the site's first-call and steady-state figures. A site is the pair
@@ -195,15 +195,15 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
     if (site_ == nullptr) return;
     const std::uint64_t stop = site_->time().now();
     if (!site_->owns(call_)) {
-      detail::nvtx_pop();
+      detail::nvtx_pop(nvtx_pushed_);
       return;
     }
     const std::uint64_t index = call_.index;
-    // Ticks of the site's clock (detail/record/time_base.hpp), converted when a snapshot reads them.
+    // Ticks of the site's clock (detail/runtime/time_base.hpp), converted when a snapshot reads them.
     const std::uint64_t host = (stop > start_ ? stop - start_ : 0) + carried_;
     const bool after_idle = site_->end_host(index, start_, stop, host);
     detail::device_end(mark_, stream_, after_idle);
-    detail::nvtx_pop();
+    detail::nvtx_pop(nvtx_pushed_);
     // The cold window begins where the call's time does: with the first driver probe, if it
     // carried one, so that its causes split the same time as the site's first call.
     if (index == 0 || after_idle) site_->cold_call_ends(index, start_ > carried_ ? start_ - carried_ : 0, stop, after_idle);
@@ -241,9 +241,9 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
     stream_ = stream;
     call_ = s->begin_call(slot);
     const std::uint64_t index = call_.index;
-    if (index == 0) s->first_call_begins(mode == device_timed ? detail::current_context_exists() : std::nullopt);
+    if (index == 0) s->first_call_begins(mode == device_timed);
     exceptions_at_begin_ = exceptions_.begin();
-    detail::nvtx_push(s->nvtx, Op::kind, index);
+    nvtx_pushed_ = detail::nvtx_push(s->nvtx, Op::kind, index);
     device_timed_ = mode == device_timed;
     if (device_timed_ && s->wants_device(index)) {
       mark_ = detail::device_begin(s, index, stream, carried_);
@@ -274,6 +274,7 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
   detail::exception_depth exceptions_;
   unsigned exceptions_at_begin_ = 0;
   bool device_timed_ = false;
+  bool nvtx_pushed_ = false;
   std::uint64_t start_ = 0;  ///< ticks of the site's clock
 #endif
 };

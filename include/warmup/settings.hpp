@@ -19,22 +19,13 @@
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
-#include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <string>
 #include <string_view>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/record/process.hpp"
+#include "warmup/detail/record/switches.hpp"
 
-#if WARMUP_ENABLED
-#include "warmup/detail/analysis/attribution.hpp"
-#include "warmup/detail/runtime/notices.hpp"
-#include "warmup/detail/record/recurrence.hpp"
-#include "warmup/detail/record/timeline.hpp"
-#endif
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -65,39 +56,11 @@ inline constexpr std::chrono::milliseconds idle_min{1}, idle_max{3'600'000};
 inline constexpr std::uint32_t timeline_calls_min = 1, timeline_calls_max = 100'000;
 inline constexpr std::chrono::microseconds cpu_sampling_min{100}, cpu_sampling_max{1'000'000}, cpu_sampling_on{1000};
 
-/// Read by every scope at entry, before anything else: one relaxed load when off.
-inline std::atomic<bool> measuring{true};
-/// Whether warm sites are device-timed on a sample of calls (the default) or on every call.
-inline std::atomic<bool> sample_device{true};
-
-// The two switches above are this copy's of the library, read on the hot path; these set them
-// in every copy of the process (detail/record/process.hpp), where there are several: shared
-// libraries built with hidden visibility, plugins.
-inline void set_measuring(bool on) noexcept {
-#if WARMUP_ENABLED
-  broadcast(&process_anchor::measuring, &copy_entry::measuring, on, measuring);
-#else
-  measuring.store(on, std::memory_order_relaxed);
-#endif
-}
-inline void set_sampling(bool adaptive) noexcept {
-#if WARMUP_ENABLED
-  broadcast(&process_anchor::sample_device, &copy_entry::sample_device, adaptive, sample_device);
-#else
-  sample_device.store(adaptive, std::memory_order_relaxed);
-#endif
-}
-
-/// Says once that a setting was given a value outside its range.
-#if WARMUP_ENABLED
-[[gnu::cold]] inline void out_of_range(std::string_view call, std::string_view range) noexcept {
-  WARMUP_TRY {
-    notice_board().raise(notice_kind::bad_setting, std::string(call) + " is outside " + std::string(range) +
-                                                       "; the nearest of those is used");
-  } WARMUP_CATCH_ALL {
-  }
-}
-#endif
+// The two switches (detail/record/switches.hpp) are this copy's of the library, read on the hot
+// path; these set them in every copy of the process (detail/process.hpp), where there
+// are several: shared libraries built with hidden visibility, plugins.
+void set_measuring(bool on) noexcept;
+void set_sampling(bool adaptive) noexcept;
 }  // namespace detail
 WARMUP_END_NAMESPACE
 
@@ -149,27 +112,10 @@ inline device_sampling device_sampling_policy() noexcept {
 /// \code
 ///   warmup::set_idle_threshold(std::chrono::milliseconds(200));
 /// \endcode
-inline void set_idle_threshold(std::chrono::nanoseconds idle) noexcept {
-#if WARMUP_ENABLED
-  // 0 would make every call "after idling".
-  constexpr std::chrono::nanoseconds lo = detail::idle_min, hi = detail::idle_max;
-  if (idle < lo || idle > hi)
-    detail::out_of_range("set_idle_threshold(" + std::to_string(idle.count()) + " ns)", "1 ms to 1 h");
-  detail::recurrence().idle_ns.store(static_cast<std::uint64_t>(std::clamp(idle, lo, hi).count()), std::memory_order_relaxed);
-#else
-  (void)idle;
-#endif
-}
+void set_idle_threshold(std::chrono::nanoseconds idle) noexcept;
 
 /// @brief The idle time after which a call is examined as a cold recurrence.
-inline std::chrono::nanoseconds idle_threshold() noexcept {
-#if WARMUP_ENABLED
-  return std::chrono::nanoseconds{
-      static_cast<std::chrono::nanoseconds::rep>(detail::recurrence().idle_ns.load(std::memory_order_relaxed))};
-#else
-  return std::chrono::nanoseconds{0};
-#endif
-}
+std::chrono::nanoseconds idle_threshold() noexcept;
 
 /// @brief How many calls of each site, from its first, go on the timeline
 /// (`WARMUP_TIMELINE_CALLS`; 16 by default, from 1 to 100000); later calls are sampled.
@@ -178,26 +124,10 @@ inline std::chrono::nanoseconds idle_threshold() noexcept {
 /// \code
 ///   warmup::set_timeline_calls(100);   // at the start of main
 /// \endcode
-inline void set_timeline_calls(std::uint32_t calls) noexcept {
-#if WARMUP_ENABLED
-  // A -1 passed here would otherwise ask each site for 172 GB.
-  constexpr std::uint32_t lo = detail::timeline_calls_min, hi = detail::timeline_calls_max;
-  if (calls < lo || calls > hi)
-    detail::out_of_range("set_timeline_calls(" + std::to_string(calls) + ")", "1 to 100000");
-  detail::timeline_config().first_calls.store(std::clamp(calls, lo, hi), std::memory_order_relaxed);
-#else
-  (void)calls;
-#endif
-}
+void set_timeline_calls(std::uint32_t calls) noexcept;
 
 /// @brief How many calls of each site a site made now keeps on the timeline.
-inline std::uint32_t timeline_calls() noexcept {
-#if WARMUP_ENABLED
-  return detail::timeline_config().first_calls.load(std::memory_order_relaxed);
-#else
-  return 0;
-#endif
-}
+std::uint32_t timeline_calls() noexcept;
 
 /// @brief Names the causes of every first call and cold recurrence (`WARMUP_ATTRIBUTION=1`): loads
 /// CUPTI at run time (no link dependency) and joins its records (module and library loads, lazy
@@ -211,14 +141,7 @@ inline std::uint32_t timeline_calls() noexcept {
 /// \code
 ///   warmup::set_attribution(true);   // first thing in main, before any CUDA call
 /// \endcode
-inline bool set_attribution(bool on) noexcept {
-#if WARMUP_ENABLED
-  return detail::start_attribution(on);
-#else
-  (void)on;
-  return false;
-#endif
-}
+bool set_attribution(bool on) noexcept;
 
 /// @brief Samples where each first call's CPU time goes, by shared object
 /// (`WARMUP_CPU_SAMPLING=<microseconds>`, or `on` for every 1 ms; 0 or `off` stops it): a timer
@@ -235,44 +158,13 @@ inline bool set_attribution(bool on) noexcept {
 /// \code
 ///   warmup::set_cpu_sampling(std::chrono::microseconds(500));   // before the first calls
 /// \endcode
-inline void set_cpu_sampling(std::chrono::microseconds every) noexcept {
-#if WARMUP_ENABLED
-  using std::chrono::microseconds;
-  if (every.count() != 0 && (every < detail::cpu_sampling_min || every > detail::cpu_sampling_max))
-    detail::out_of_range("set_cpu_sampling(" + std::to_string(every.count()) + " us)", "100 us to 1 s");
-  const microseconds used =
-      every.count() == 0 ? microseconds{0} : std::clamp(every, detail::cpu_sampling_min, detail::cpu_sampling_max);
-  detail::cause_store& store = detail::cause_records();
-  store.sampler.interval_ns.store(static_cast<std::uint64_t>(used.count()) * 1000u, std::memory_order_relaxed);
-  if (!detail::cpu_sampling_supported) {
-    if (used.count() != 0) store.set_sampling_status("off: not supported on this platform (Linux x86-64 and Arm64)");
-    return;
-  }
-  store.set_sampling_status(used.count() == 0 ? std::string("off")
-                                              : "every " + std::to_string(used.count()) + " us in first calls, weighted by CPU time");
-#else
-  (void)every;
-#endif
-}
+void set_cpu_sampling(std::chrono::microseconds every) noexcept;
 
 /// @brief The CPU sampling interval in force (0: off).
-inline std::chrono::microseconds cpu_sampling_interval() noexcept {
-#if WARMUP_ENABLED
-  return std::chrono::microseconds{
-      static_cast<long long>(detail::cause_records().sampler.interval_ns.load(std::memory_order_relaxed) / 1000u)};
-#else
-  return std::chrono::microseconds{0};
-#endif
-}
+std::chrono::microseconds cpu_sampling_interval() noexcept;
 
 /// @brief Whether cause records are being collected now.
-inline bool attribution_enabled() noexcept {
-#if WARMUP_ENABLED
-  return detail::cause_records().collecting.load(std::memory_order_acquire);
-#else
-  return false;
-#endif
-}
+bool attribution_enabled() noexcept;
 
 WARMUP_END_NAMESPACE
 

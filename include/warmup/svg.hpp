@@ -5,131 +5,9 @@
 
 #include "warmup/config.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <string>
-#include <vector>
 
-#include "warmup/detail/io/text.hpp"
 #include "warmup/report.hpp"
-
-WARMUP_BEGIN_NAMESPACE
-namespace detail {
-
-inline std::string xml_text(std::string_view s, std::size_t max_bytes) {
-  const std::string v = printable(repair_utf8(s, controls::drop_all), max_bytes);
-  std::string out;
-  for (char c : v) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-/// "1 ns", "10 ns", ... "100 ms", "1 s", "10 s": axis labels at powers of ten.
-inline std::string decade_label(int d) {
-  static const char* const units[] = {"ns", "us", "ms", "s"};
-  const int u = std::clamp(d / 3, 0, 3);
-  std::string digits = "1";
-  for (int i = 0; i < d - 3 * u; ++i) digits += '0';
-  return digits + " " + units[u];
-}
-
-struct svg_point {
-  double x, y;  // call index, nanoseconds
-  enum kind_t { first, warmup, steady, device } kind;
-};
-
-// Panel geometry, in pixels.
-inline constexpr double panel_w = 380, panel_h = 200, plot_l = 56, plot_r = 12, plot_t = 44, plot_b = 30;
-
-inline void svg_panel(std::string& o, const site_report& s, double ox, double oy) {
-  std::vector<svg_point> pts;
-  for (std::size_t i = 0; i < s.first_calls.size(); ++i)
-    pts.push_back({double(i), double(s.first_calls[i].count()),
-                   i == 0 ? svg_point::first : i < s.host.warmup_calls ? svg_point::warmup : svg_point::steady});
-  for (const call_record& c : s.timeline) {
-    if (c.index >= s.first_calls.size()) pts.push_back({double(c.index), double(c.host.count()), svg_point::steady});
-    if (c.device) pts.push_back({double(c.index), double(c.device->count()), svg_point::device});
-  }
-  o += "<g transform=\"translate(" + fmt("%.0f", ox) + "," + fmt("%.0f", oy) + ")\">\n";
-  o += "<rect x=\"0.5\" y=\"0.5\" width=\"" + fmt("%.0f", panel_w - 1) + "\" height=\"" + fmt("%.0f", panel_h - 1) +
-       "\" rx=\"6\" fill=\"#ffffff\" stroke=\"#d0d4dc\"/>\n";
-  o += "<text x=\"10\" y=\"18\" font-size=\"13\" font-weight=\"bold\" fill=\"#1f2430\">" + xml_text(s.name, 44) +
-       "</text>\n";
-  std::string sub = std::string(to_string(s.op)) + " \xC2\xB7 " + std::to_string(s.calls) + " calls \xC2\xB7 first " +
-                    format_duration(s.host.first);
-  if (s.host.steady) sub += " \xC2\xB7 p50 " + format_duration(s.host.steady->p50);
-  if (s.host.warmup_calls != 0) sub += " \xC2\xB7 warm-up " + std::to_string(s.host.warmup_calls);
-  o += "<text x=\"10\" y=\"34\" font-size=\"11\" fill=\"#5a6270\">" + xml_text(sub, 120) + "</text>\n";
-  if (pts.empty()) {
-    o += "<text x=\"" + fmt("%.0f", panel_w / 2) + "\" y=\"" + fmt("%.0f", panel_h / 2 + 10) +
-         "\" font-size=\"11\" fill=\"#5a6270\" text-anchor=\"middle\">no calls yet</text>\n</g>\n";
-    return;
-  }
-  double ymin = 1e300, ymax = 1, xmax = 1;
-  for (const auto& p : pts) {
-    ymin = std::min(ymin, std::max(p.y, 1.0));
-    ymax = std::max(ymax, p.y);
-    xmax = std::max(xmax, p.x + 1);
-  }
-  const double lo = std::floor(std::log10(ymin)), hi = std::max(lo + 1, std::ceil(std::log10(ymax)));
-  const double lx = std::log10(std::max(xmax, 10.0));
-  const double pw = panel_w - plot_l - plot_r, ph = panel_h - plot_t - plot_b;
-  const auto X = [&](double index) { return plot_l + pw * std::log10(index + 1) / lx; };
-  const auto Y = [&](double ns) { return plot_t + ph * (1 - (std::log10(std::max(ns, 1.0)) - lo) / (hi - lo)); };
-  // Decade grid and labels: time on the left, call number below.
-  for (double d = lo; d <= hi; ++d) {
-    const double y = Y(std::pow(10, d));
-    o += "<line x1=\"" + fmt("%.1f", plot_l) + "\" x2=\"" + fmt("%.1f", plot_l + pw) + "\" y1=\"" + fmt("%.1f", y) +
-         "\" y2=\"" + fmt("%.1f", y) + "\" stroke=\"#eceef2\"/>\n";
-    o += "<text x=\"" + fmt("%.1f", plot_l - 4) + "\" y=\"" + fmt("%.1f", y + 3.5) +
-         "\" font-size=\"9\" fill=\"#5a6270\" text-anchor=\"end\">" +
-         decade_label(static_cast<int>(d)) + "</text>\n";
-  }
-  for (double d = 0; d <= std::ceil(lx); ++d) {
-    const double call = std::pow(10, d);
-    if (call > std::pow(10, lx) * 1.0001) break;
-    const double x = X(call - 1);
-    o += "<line x1=\"" + fmt("%.1f", x) + "\" x2=\"" + fmt("%.1f", x) + "\" y1=\"" + fmt("%.1f", plot_t) + "\" y2=\"" +
-         fmt("%.1f", plot_t + ph) + "\" stroke=\"#eceef2\"/>\n";
-    o += "<text x=\"" + fmt("%.1f", x) + "\" y=\"" + fmt("%.1f", plot_t + ph + 12) +
-         "\" font-size=\"9\" fill=\"#5a6270\" text-anchor=\"middle\">" + fmt("%.0f", call) + "</text>\n";
-  }
-  o += "<text x=\"" + fmt("%.1f", plot_l + pw / 2) + "\" y=\"" + fmt("%.1f", panel_h - 4) +
-       "\" font-size=\"9\" fill=\"#8a92a0\" text-anchor=\"middle\">call number (log)</text>\n";
-  if (s.host.steady) {  // the steady band, p50 to p99, and its p50
-    const double y50 = Y(double(s.host.steady->p50.count())), y99 = Y(double(s.host.steady->p99.count()));
-    o += "<rect x=\"" + fmt("%.1f", plot_l) + "\" y=\"" + fmt("%.1f", y99 - 1) + "\" width=\"" + fmt("%.1f", pw) +
-         "\" height=\"" + fmt("%.1f", std::max(2.0, y50 - y99 + 2)) + "\" fill=\"#4c72b0\" fill-opacity=\"0.12\"/>\n";
-    o += "<line x1=\"" + fmt("%.1f", plot_l) + "\" x2=\"" + fmt("%.1f", plot_l + pw) + "\" y1=\"" + fmt("%.1f", y50) +
-         "\" y2=\"" + fmt("%.1f", y50) + "\" stroke=\"#4c72b0\" stroke-dasharray=\"4 3\"/>\n";
-  }
-  o += "<rect x=\"" + fmt("%.1f", plot_l) + "\" y=\"" + fmt("%.1f", plot_t) + "\" width=\"" + fmt("%.1f", pw) +
-       "\" height=\"" + fmt("%.1f", ph) + "\" fill=\"none\" stroke=\"#b8bec9\"/>\n";
-  // Steady points first, so the first and warm-up calls are drawn on top.
-  for (int pass = 0; pass < 4; ++pass)
-    for (const auto& p : pts) {
-      const int order[] = {3, 2, 1, 0};  // device, steady, warm-up, first
-      if (int(p.kind) != order[pass]) continue;
-      const char* fill = p.kind == svg_point::first ? "#d62728" : p.kind == svg_point::warmup ? "#ff7f0e"
-                         : p.kind == svg_point::steady ? "#4c72b0" : "none";
-      const char* stroke = p.kind == svg_point::device ? "#2ca02c" : "none";
-      const double r = p.kind == svg_point::first ? 5 : p.kind == svg_point::warmup ? 4 : 2.5;
-      o += "<circle cx=\"" + fmt("%.1f", X(p.x)) + "\" cy=\"" + fmt("%.1f", Y(p.y)) + "\" r=\"" + fmt("%.1f", r) +
-           "\" fill=\"" + fill + "\" stroke=\"" + stroke + "\"/>\n";
-    }
-  o += "</g>\n";
-}
-
-}  // namespace detail
-WARMUP_END_NAMESPACE
 
 WARMUP_BEGIN_NAMESPACE
 
@@ -140,46 +18,7 @@ WARMUP_BEGIN_NAMESPACE
 /// \code
 ///   std::ofstream("warmup.svg") << warmup::to_svg(warmup::snapshot());
 /// \endcode
-inline std::string to_svg(const report& r) {
-  using namespace detail;
-  const std::size_t n = r.sites.size();
-  const std::size_t cols = std::max<std::size_t>(1, std::min<std::size_t>(3, n));
-  const std::size_t rows = std::max<std::size_t>(1, (n + cols - 1) / cols);
-  const double gap = 12, head = 58;
-  // At least wide enough for the legend, even with one panel.
-  const double width = std::max(620.0, double(cols) * (panel_w + gap) + gap), height = head + double(rows) * (panel_h + gap) + gap;
-  std::string o;
-  o += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  o += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fmt("%.0f", width) + "\" height=\"" + fmt("%.0f", height) +
-       "\" viewBox=\"0 0 " + fmt("%.0f", width) + " " + fmt("%.0f", height) + "\" font-family=\"sans-serif\">\n";
-  o += "<rect width=\"100%\" height=\"100%\" fill=\"#f6f7f9\"/>\n";
-  std::string title = "warmup: first call vs steady state";
-  if (r.device) title += " \xE2\x80\x94 " + r.device->name;
-  o += "<text x=\"" + fmt("%.0f", gap) + "\" y=\"24\" font-size=\"16\" font-weight=\"bold\" fill=\"#1f2430\">" +
-       xml_text(title, 200) + "</text>\n";
-  const struct {
-    const char* label;
-    const char* fill;
-    const char* stroke;
-  } legend[] = {{"first call", "#d62728", "none"}, {"warm-up", "#ff7f0e", "none"}, {"steady (host)", "#4c72b0", "none"},
-                {"device", "none", "#2ca02c"}};
-  double lx = gap;
-  for (const auto& l : legend) {
-    o += "<circle cx=\"" + fmt("%.0f", lx + 5) + "\" cy=\"42\" r=\"4\" fill=\"" + l.fill + "\" stroke=\"" + l.stroke +
-         "\"/><text x=\"" + fmt("%.0f", lx + 13) + "\" y=\"46\" font-size=\"11\" fill=\"#5a6270\">" + l.label +
-         "</text>\n";
-    lx += 110;
-  }
-  o += "<rect x=\"" + fmt("%.0f", lx) + "\" y=\"37\" width=\"14\" height=\"10\" fill=\"#4c72b0\" fill-opacity=\"0.12\"/>"
-       "<text x=\"" + fmt("%.0f", lx + 19) + "\" y=\"46\" font-size=\"11\" fill=\"#5a6270\">steady band, p50 to p99</text>\n";
-  if (n == 0)
-    o += "<text x=\"" + fmt("%.0f", gap) + "\" y=\"" + fmt("%.0f", head + 30) +
-         "\" font-size=\"12\" fill=\"#5a6270\">no site was measured</text>\n";
-  for (std::size_t i = 0; i < n; ++i)
-    svg_panel(o, r.sites[i], gap + double(i % cols) * (panel_w + gap), head + double(i / cols) * (panel_h + gap));
-  o += "</svg>\n";
-  return o;
-}
+std::string to_svg(const report& r);
 
 WARMUP_END_NAMESPACE
 

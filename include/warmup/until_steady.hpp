@@ -95,10 +95,11 @@ steady_result until_steady(std::string_view name, F& fn, std::optional<cudaStrea
   r.calls = run.calls;
   r.took = run.took;
   r.warmup_calls = run.verdict.warmup_calls;
-  r.first = ns(double(run.first_ns));  // statistics.hpp's conversion, as the report's figures
-  r.p50 = ns(double(run.verdict.p50));
-  r.p50_low = ns(double(run.verdict.p50_low));
-  r.p50_high = ns(double(run.verdict.p50_high));
+  const auto ns = [](std::uint64_t v) { return std::chrono::nanoseconds{static_cast<std::chrono::nanoseconds::rep>(v)}; };
+  r.first = ns(run.first_ns);
+  r.p50 = ns(run.verdict.p50);
+  r.p50_low = ns(run.verdict.p50_low);
+  r.p50_high = ns(run.verdict.p50_high);
   r.status.took = run.took;
   if (run.why == steady_stop::error) {
     r.status.error = static_cast<cudaError_t>(run.failure.error);

@@ -16,7 +16,7 @@
 //   cupti_probe --no-cupti      no CUPTI: the same calls' timings, as the baseline of its cost
 // CUDA_MODULE_LOADING=EAGER: no lazy kernel loads are expected (and none may come).
 #include "gpu_support.cuh"
-#include "warmup/detail/analysis/causes.hpp"
+#include "warmup/detail/causes.hpp"
 #include "warmup/detail/analysis/cupti.hpp"
 
 #include <cuda_runtime.h>

@@ -14,6 +14,10 @@
 #include <vector>
 
 #include "warmup/profile.hpp"
+#include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/io/print.hpp"
+#include "warmup/detail/runtime/clock.hpp"
+#include "warmup/detail/runtime/snapshot.hpp"
 #include "../support/partition.hpp"
 #include "../support/test_plugin.hpp"
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "warmup/detail/runtime/environment.hpp"
+#include "warmup/detail/runtime/notices.hpp"
 
 using warmup::detail::environment_settings;
 using warmup::detail::read_environment;

@@ -9,6 +9,8 @@
 
 #include "warmup/profile.hpp"
 #include "warmup/report_file.hpp"
+#include "warmup/detail/io/report_file.hpp"
+#include "warmup/detail/runtime/identity.hpp"
 
 using warmup::detail::read_rank;
 

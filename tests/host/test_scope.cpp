@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "warmup/profile.hpp"
+#include "warmup/detail/runtime/registry.hpp"
 
 using namespace std::chrono_literals;
 using warmup::op_kind;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "warmup/profile.hpp"
+#include "warmup/detail/runtime/clock.hpp"
 
 using namespace std::chrono_literals;
 using warmup::detail::clock_pair;

@@ -11,6 +11,7 @@
 #include "warmup/detail/record/series.hpp"
 #include "warmup/detail/analysis/statistics.hpp"
 #include "warmup/profile.hpp"
+#include "warmup/detail/runtime/registry.hpp"
 
 namespace {
 // README: a site holds at most 3.25 KiB plus 512 bytes per power of two of its durations; a

@@ -18,6 +18,7 @@
 
 #include "../support/partition.hpp"
 #include "warmup/profile.hpp"
+#include "warmup/detail/analysis/attribution.hpp"
 #include "../support/test_plugin.hpp"
 
 using namespace std::chrono_literals;

@@ -8,6 +8,7 @@
 
 #include "catch.hpp"
 #include "warmup/profile.hpp"
+#include "warmup/detail/io/print.hpp"
 
 namespace partition {
 

@@ -1,9 +1,10 @@
 // Included last by every warmup header: see header_begin.hpp. A file built light (WARMUP_LIGHT)
 // compiles no runtime: the one file that includes <warmup/runtime.hpp> compiles it for the
-// program or library.
+// program or library. A file built with WARMUP_DISABLE compiles the public functions' inline
+// no-ops whatever it is built as.
 #if WARMUP_DETAIL_DEPTH == 1
 #undef WARMUP_DETAIL_DEPTH
-#if !defined(WARMUP_LIGHT)
+#if !defined(WARMUP_LIGHT) || defined(WARMUP_DISABLE)
 #include "warmup/detail/runtime/runtime.hpp"
 #endif
 #elif WARMUP_DETAIL_DEPTH == 2

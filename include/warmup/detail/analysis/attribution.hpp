@@ -2,7 +2,7 @@
 /// @brief Joining cause records to cold calls: each call's time split among its causes.
 ///
 /// A cold call (a site's first call, or a call after idling or `expect_cold()`) leaves a window
-/// (its start, end and thread). Cause records (detail/analysis/causes.hpp) come later, from CUPTI's
+/// (its start, end and thread). Cause records (detail/causes.hpp) come later, from CUPTI's
 /// buffers; `snapshot()` joins each window with the records of its thread that overlap it. Records
 /// nest (a JIT inside a module load, a load inside an API call): each instant of the window
 /// belongs to the innermost record covering it, so no time is counted twice, and what no record
@@ -21,10 +21,10 @@
 #include <vector>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/record/busy.hpp"
-#include "warmup/detail/analysis/causes.hpp"
+#include "warmup/detail/busy.hpp"
+#include "warmup/detail/causes.hpp"
 #include "warmup/detail/analysis/cpu_samples.hpp"
-#include "warmup/detail/record/process.hpp"
+#include "warmup/detail/process.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {

@@ -1,7 +1,7 @@
 /// @file
 /// @brief CUPTI, loaded at run time: the driver's own account of why a call was slow.
 ///
-/// Issue 14's attribution (detail/analysis/attribution.hpp) joins cause records (detail/analysis/causes.hpp) to the
+/// Issue 14's attribution (detail/analysis/attribution.hpp) joins cause records (detail/causes.hpp) to the
 /// cold calls of each site. This file gets them from CUPTI, NVIDIA's profiling interface, where
 /// it can: the driver's records of lazy kernel loads, module loads and JIT compilations, and the
 /// intervals of a few chosen driver calls (context creation, allocations, synchronisations).
@@ -57,7 +57,7 @@
 #include <string>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/analysis/causes.hpp"
+#include "warmup/detail/causes.hpp"
 
 // CUPTI's headers ship with the CUDA toolkit, beside cuda_runtime.h in its usual layout; where
 // they are not on the include path (extras/CUPTI/include of some installs), the library builds
@@ -73,7 +73,7 @@
 
 #if WARMUP_DETAIL_CUPTI_HEADERS
 #include <cuda.h>
-#include "warmup/detail/record/memory_probe.hpp"
+#include "warmup/detail/analysis/memory_driver.hpp"
 #include <cupti_activity.h>
 #include <cupti_callbacks.h>
 #include <cupti_driver_cbid.h>
@@ -91,7 +91,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "warmup/detail/record/clock.hpp"
+#include "warmup/detail/clock.hpp"
 #endif
 
 WARMUP_BEGIN_NAMESPACE

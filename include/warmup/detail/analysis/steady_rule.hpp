@@ -10,13 +10,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "warmup/detail/analysis/statistics.hpp"
 #include "warmup/steady_limits.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -31,45 +29,10 @@ struct steady_verdict {
 };
 
 /// Empty if the limits can be used; otherwise why not.
-inline std::string invalid_limits(const steady_limits& l) {
-  if (l.max_calls == 0) return "max_calls is 0";
-  if (l.max_time <= std::chrono::nanoseconds::zero()) return "max_time is not positive";
-  if (l.steady_calls < 6) return "steady_calls is below 6 (no 95% interval of a median exists below 6 calls)";
-  if (!(l.tolerance > 0.0) || !std::isfinite(l.tolerance)) return "tolerance is not a positive number";
-  return {};
-}
+std::string invalid_limits(const steady_limits& l);
 
 /// The rule, applied to every call so far (ns, in call order).
-inline steady_verdict judge_steady(const std::vector<std::uint64_t>& calls, std::size_t window, double tolerance) {
-  steady_verdict v;
-  const std::size_t n = calls.size();
-  if (n < 2) return v;
-  // The band from every call after the first, as the report sets it (no call here came after
-  // idling: the loop calls back to back).
-  std::vector<weighted> reference;
-  std::vector<std::uint64_t> exact(calls.begin() + 1, calls.end());
-  reference.reserve(exact.size());
-  for (std::uint64_t c : exact) reference.push_back({c, 1});
-  sort_by_value(reference);
-  std::vector<series_data::call> first;
-  first.reserve(n);
-  for (std::uint64_t c : calls) first.push_back({c, false});
-  v.warmup_calls = warmup_length(first, band_top(reference, exact));
-  if (n - v.warmup_calls < window) return v;
-
-  std::vector<weighted> last;
-  last.reserve(window);
-  for (std::size_t i = n - window; i < n; ++i) last.push_back({calls[i], 1});
-  sort_by_value(last);
-  const auto ranks = median_interval_ranks(window);
-  if (!ranks) return v;
-  v.p50 = quantile(last, window, 0.5);
-  v.p50_low = at_rank(last, ranks->first);
-  v.p50_high = at_rank(last, ranks->second);
-  const double half_width = std::max(double(v.p50) - double(v.p50_low), double(v.p50_high) - double(v.p50));
-  v.steady = half_width <= tolerance * double(v.p50);
-  return v;
-}
+steady_verdict judge_steady(const std::vector<std::uint64_t>& calls, std::size_t window, double tolerance);
 
 /// One call's outcome, as the loop sees it: a CUDA error (cudaErrorUnknown where none applies)
 /// and what failed; `error == cudaSuccess` when the call succeeded.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "warmup/detail/io/fields.hpp"
+#include "warmup/detail/io/report_fields.hpp"
 #include "warmup/detail/io/json_parse.hpp"
 #include "warmup/report.hpp"
 
@@ -64,7 +65,7 @@ class json_reader {
           [&](const auto&... fs) {
             ((ok = ok && member(v, fs.name, out.*(fs.member), at)), ...);
           },
-          T::fields());
+          record_fields<T>::get());
       return ok;
     } else if constexpr (is_optional<T>) {
       if (v.kind == type::null) return out.reset(), true;

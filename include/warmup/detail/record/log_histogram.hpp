@@ -9,7 +9,7 @@
 #include <new>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/record/busy.hpp"
+#include "warmup/detail/busy.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {

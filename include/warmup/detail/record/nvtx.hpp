@@ -1,109 +1,54 @@
 /// @file
-/// @brief NVTX emission: one `warmup` domain, a category per operation kind, registered names.
+/// @brief NVTX as a scope sees it: a range pushed and popped where a tool is attached, and
+/// nothing, not even NVTX's header, otherwise. The domain, its categories and the calls into
+/// NVTX are the runtime's (detail/runtime/nvtx.hpp): a file that measures does not compile
+/// NVTX's initialisation code.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
-#include <nvtx3/nvToolsExt.h>
-
+#include <atomic>
 #include <cstdint>
 #include <string>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/record/clock.hpp"
 #include "warmup/op.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
-/// ARGB colours: each kind its own steady colour; every site's first call is drawn in red so it
-/// stands apart in Nsight Systems' timeline.
-inline constexpr std::uint32_t first_call_color = 0xFFE0321Eu;
-inline constexpr per_kind<std::uint32_t> steady_colors[] = {
-    {op_kind::context, 0xFF8E6BBFu},  // violet
-    {op_kind::alloc, 0xFFE6A23Cu},    // amber
-    {op_kind::h2d, 0xFF3C8DDEu},      // blue
-    {op_kind::d2h, 0xFF2CB5A0u},      // teal
-    {op_kind::d2d, 0xFF6C9E3Bu},      // green
-    {op_kind::launch, 0xFF5470C6u},   // indigo
-    {op_kind::region, 0xFF909399u},   // grey
-};
-static_assert(in_kind_order(steady_colors), "warmup: steady_colors must list every op_kind, in order");
+/// The library's NVTX domain (an `nvtxDomainHandle_t`) where a tool such as Nsight Systems is
+/// attached; null where none is, as NVTX then records nothing. Set once, as this copy of the
+/// library starts (before its first site), and never changed: NVTX picks its tool at its
+/// initialisation.
+inline std::atomic<void*> nvtx_tool_domain{nullptr};
 
-/// NVTX category ids are op_kind + 1: category 0 means "none" to NVTX.
-constexpr std::uint32_t nvtx_category(op_kind k) noexcept {
-  return static_cast<std::uint32_t>(k) + 1;
-}
-
-/// The library's NVTX state, made once. NVTX picks its tool at the first NVTX call and its lazy
-/// initialisation races when that first call comes from several threads at once, so the
-/// library makes it from a static initialiser, before `main` and before user threads; the
-/// time it took is reported apart from every measurement.
-struct nvtx_state {
-  nvtxDomainHandle_t domain = nullptr;
-  std::uint64_t init_ns = 0;
-
-  nvtx_state() noexcept {
-    const auto t0 = clock::now();
-    nvtxInitialize(nullptr);
-    domain = nvtxDomainCreateA("warmup");
-    for (std::size_t k = 0; k < op_kind_count; ++k) {
-      const std::string name{to_string(static_cast<op_kind>(k))};
-      nvtxDomainNameCategoryA(domain, nvtx_category(static_cast<op_kind>(k)), name.c_str());
-    }
-    init_ns = ns_between(t0, clock::now());
-  }
-};
-
-WARMUP_HOT_INLINE nvtx_state& nvtx() noexcept {
-  static nvtx_state state;
-  return state;
-}
-
-/// A site's NVTX message: a registered string when a tool is attached (the hot path then passes
-/// a handle, never a string), the plain name otherwise.
-/// NVTX takes C strings: a NUL inside a name is written as the two characters "\0", so that
-/// "a\0b" and "a\0c" stay two names in Nsight rather than both "a".
+/// A site's NVTX message: a registered string (an `nvtxStringHandle_t`) when a tool is attached
+/// (the hot path then passes a handle, never a string), the plain name otherwise. NVTX takes C
+/// strings: a NUL inside a name is written as the two characters "\0", so that "a\0b" and
+/// "a\0c" stay two names in Nsight rather than both "a".
 struct nvtx_name {
-  nvtxStringHandle_t handle = nullptr;
+  void* handle = nullptr;
   const char* ascii = nullptr;
   std::string escaped;  ///< empty unless the name holds a NUL
 
-  void set(const std::string& name) noexcept {
-    ascii = name.c_str();
-    if (name.find('\0') != std::string::npos) {
-      WARMUP_TRY {
-        for (const char c : name) {
-          if (c == '\0') escaped += "\\0";
-          else escaped += c;
-        }
-        ascii = escaped.c_str();
-      } WARMUP_CATCH_ALL {
-      }
-    }
-    handle = nvtxDomainRegisterStringA(nvtx().domain, ascii);
-  }
+  void set(const std::string& name) noexcept;
 };
 
-WARMUP_HOT_INLINE void nvtx_push(const nvtx_name& name, op_kind k, std::uint64_t call) noexcept {
-  nvtxEventAttributes_t a{};
-  a.version = NVTX_VERSION;
-  a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
-  a.category = nvtx_category(k);
-  a.colorType = NVTX_COLOR_ARGB;
-  a.color = call == 0 ? first_call_color : steady_colors[static_cast<std::size_t>(k)].value;
-  a.payloadType = NVTX_PAYLOAD_TYPE_UNSIGNED_INT64;
-  a.payload.ullValue = call;
-  if (name.handle != nullptr) {
-    a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
-    a.message.registered = name.handle;
-  } else {
-    a.messageType = NVTX_MESSAGE_TYPE_ASCII;
-    a.message.ascii = name.ascii;
-  }
-  nvtxDomainRangePushEx(nvtx().domain, &a);
+/// The range of call `call` of a site of kind `k`, in the library's domain: category = the
+/// kind, the first call in red, payload = the call index (detail/runtime/nvtx.hpp).
+void nvtx_push_attached(const nvtx_name& name, op_kind k, std::uint64_t call) noexcept;
+void nvtx_pop_attached() noexcept;
+
+/// Returns whether a range was pushed, for nvtx_pop: one load and a branch with no tool.
+WARMUP_HOT_INLINE bool nvtx_push(const nvtx_name& name, op_kind k, std::uint64_t call) noexcept {
+  if (nvtx_tool_domain.load(std::memory_order_relaxed) == nullptr) return false;
+  nvtx_push_attached(name, k, call);
+  return true;
 }
 
-WARMUP_HOT_INLINE void nvtx_pop() noexcept { nvtxDomainRangePop(nvtx().domain); }
+WARMUP_HOT_INLINE void nvtx_pop(bool pushed) noexcept {
+  if (pushed) nvtx_pop_attached();
+}
 
 }  // namespace detail
 WARMUP_END_NAMESPACE

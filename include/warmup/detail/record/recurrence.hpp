@@ -7,7 +7,6 @@
 #include <cstdint>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/record/process.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -20,9 +19,7 @@ struct recurrence_settings {
   std::atomic<std::uint32_t> epoch{0};
 };
 
-inline recurrence_settings& recurrence() noexcept {
-  return shared<recurrence_settings, slot::recurrence>();  // one per process, never destroyed
-}
+recurrence_settings& recurrence() noexcept;  // the process's one (detail/runtime/site.hpp)
 
 /// The site's side: when it last ended (coarse: updated about once a millisecond, so threads
 /// sharing a site do not write its cache line on every call) and the epoch it last saw.

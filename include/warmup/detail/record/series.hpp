@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/record/busy.hpp"
+#include "warmup/detail/busy.hpp"
 #include "warmup/detail/record/log_histogram.hpp"
 
 WARMUP_BEGIN_NAMESPACE

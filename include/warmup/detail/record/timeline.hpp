@@ -4,7 +4,6 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
-#include "warmup/detail/record/process.hpp"
 
 #include <array>
 #include <atomic>
@@ -22,9 +21,7 @@ struct timeline_settings {
   std::atomic<std::uint32_t> first_calls{16};
 };
 
-inline timeline_settings& timeline_config() noexcept {
-  return shared<timeline_settings, slot::timeline>();
-}
+timeline_settings& timeline_config() noexcept;  // the process's one (detail/runtime/site.hpp)
 
 /// One call on the timeline. Host fields are written by the scope, device fields by whoever
 /// reads the call's events back; 0 means "not yet".

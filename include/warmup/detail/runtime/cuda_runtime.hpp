@@ -4,7 +4,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
-#include "warmup/detail/record/process.hpp"
+#include "warmup/detail/process.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>

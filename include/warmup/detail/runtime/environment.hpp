@@ -16,7 +16,8 @@
 
 #include <unistd.h>  // environ
 
-#include "warmup/detail/record/process.hpp"
+#include "warmup/detail/process.hpp"
+#include "warmup/detail/runtime/clock.hpp"
 #include "warmup/detail/io/text.hpp"
 #include "warmup/settings.hpp"
 

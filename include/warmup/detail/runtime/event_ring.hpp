@@ -4,7 +4,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
-#include "warmup/detail/record/busy.hpp"
+#include "warmup/detail/busy.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "warmup/detail/record/clock.hpp"
+#include "warmup/detail/runtime/clock.hpp"
 #include "warmup/detail/runtime/cuda_runtime.hpp"
 #include "warmup/detail/record/device_sink.hpp"
 #include "warmup/detail/runtime/notices.hpp"

@@ -4,8 +4,8 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
-#include "warmup/detail/record/process.hpp"
-#include "warmup/detail/record/busy.hpp"
+#include "warmup/detail/process.hpp"
+#include "warmup/detail/busy.hpp"
 
 #include <atomic>
 #include <cstdio>

@@ -24,9 +24,22 @@
 
 #include "warmup/detail/analysis/attribution.hpp"
 #include "warmup/detail/analysis/cupti.hpp"
+#include "warmup/detail/io/csv.hpp"
+#include "warmup/detail/io/json.hpp"
+#include "warmup/detail/io/print.hpp"
+#include "warmup/detail/io/report_file.hpp"
+#include "warmup/detail/io/svg.hpp"
+#include "warmup/detail/io/trace.hpp"
+#include "warmup/detail/runtime/device_timer.hpp"
 #include "warmup/detail/runtime/environment.hpp"
-#include "warmup/detail/record/nvtx.hpp"
-#include "warmup/report_file.hpp"
+#include "warmup/detail/runtime/memory_probe.hpp"
+#include "warmup/detail/runtime/nvtx.hpp"
+#include "warmup/detail/runtime/registry.hpp"
+#include "warmup/detail/analysis/steady_judge.hpp"
+#include "warmup/detail/runtime/prewarm.hpp"
+#include "warmup/detail/runtime/settings.hpp"
+#include "warmup/detail/runtime/site.hpp"
+#include "warmup/detail/runtime/snapshot.hpp"
 #include "warmup/snapshot.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -158,7 +171,7 @@ inline void flush_causes() noexcept {
     cause_records().add({cause::context_init, 0, p.ns, p.thread});
 }
 
-[[gnu::weak]] bool start_attribution(bool on) noexcept {
+WARMUP_DETAIL_RUNTIME bool start_attribution(bool on) noexcept {
   cause_store& store = cause_records();
   if (!on) {
     flush_causes();
@@ -241,13 +254,25 @@ inline void ensure_started() noexcept {
 
 // Weak, not inline: files built light (WARMUP_LIGHT) call it having only its declaration
 // (detail/record/site.hpp); each file that compiles the runtime defines it, and the linker keeps one.
-[[gnu::weak]] void start_runtime_light_builds_need_warmup_runtime_hpp_in_one_file() noexcept { ensure_started(); }
+WARMUP_DETAIL_RUNTIME void start_runtime_light_builds_need_warmup_runtime_hpp_in_one_file() noexcept { ensure_started(); }
 
 inline const bool process_started = (ensure_started(), true);
 
 }  // namespace detail
 WARMUP_END_NAMESPACE
 #else
+// Under WARMUP_DISABLE every file compiles the public functions' definitions, inline: no-ops,
+// the writers (of empty reports) and the report file's.
+#include "warmup/detail/io/csv.hpp"
+#include "warmup/detail/io/json.hpp"
+#include "warmup/detail/io/print.hpp"
+#include "warmup/detail/io/report_file.hpp"
+#include "warmup/detail/io/svg.hpp"
+#include "warmup/detail/io/trace.hpp"
+#include "warmup/detail/analysis/steady_judge.hpp"
+#include "warmup/detail/runtime/prewarm.hpp"
+#include "warmup/detail/runtime/settings.hpp"
+
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 inline void ensure_started() noexcept {}  // nothing to start: nothing is measured

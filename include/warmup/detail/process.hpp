@@ -22,8 +22,7 @@
 
 #include <dlfcn.h>
 
-#include "warmup/detail/record/busy.hpp"
-#include "warmup/detail/record/time_base.hpp"
+#include "warmup/detail/busy.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -41,8 +40,9 @@ struct copy_entry {
 
 struct process_anchor {
   // 2: the causes slot; 3: the scopes' time base, sites with shards (a copy of an older release
-  // must not record steady-clock ns into this release's sites: it keeps an anchor of its own).
-  static constexpr std::uint32_t current_version = 3;
+  // must not record steady-clock ns into this release's sites: it keeps an anchor of its own);
+  // 4: the time base split for light files (its reading part first), sites without a mutex.
+  static constexpr std::uint32_t current_version = 4;
   static constexpr std::size_t max_copies = 256;
   std::uint32_t version = current_version;
   std::atomic<void*> objects[static_cast<unsigned>(slot::count)]{};
@@ -123,39 +123,28 @@ T& shared() noexcept {
   return *instance;
 }
 
-/// What happens once per process, whichever copy does it.
-struct process_once {
-  std::mutex m;
-  bool started = false;
-  std::atomic<std::uint64_t> start_ns{0};  ///< steady-clock ns when the first copy started
-  time_base time;  ///< the scopes' clock (time_base.hpp), chosen as the first copy starts
-  std::atomic<std::int64_t> start_wall_ms{0};  ///< wall-clock ms since 1970 when the first copy started
-};
-
-inline process_once& once() noexcept { return shared<process_once, slot::process>(); }
-
 /// Joins this copy to the process: its switches take the process's values and follow them.
-inline void join_copies(std::atomic<bool>& measuring, std::atomic<bool>& sample_device, bool (*busy)() noexcept) noexcept {
+inline void join_copies(std::atomic<bool>& own_measuring, std::atomic<bool>& own_sampling, bool (*busy)() noexcept) noexcept {
   process_anchor* a = anchor();
   if (a == nullptr) return;
   const busy_section inside;
   std::lock_guard<std::mutex> lock(a->copies_mutex);
   for (copy_entry& c : a->copies)
     if (c.measuring == nullptr) {
-      c = copy_entry{&measuring, &sample_device, busy};
-      measuring.store(a->measuring.load(std::memory_order_relaxed), std::memory_order_relaxed);
-      sample_device.store(a->sample_device.load(std::memory_order_relaxed), std::memory_order_relaxed);
+      c = copy_entry{&own_measuring, &own_sampling, busy};
+      own_measuring.store(a->measuring.load(std::memory_order_relaxed), std::memory_order_relaxed);
+      own_sampling.store(a->sample_device.load(std::memory_order_relaxed), std::memory_order_relaxed);
       return;
     }
 }
 
 /// Leaves the list when this copy is unloaded (dlclose) or the process ends.
-inline void leave_copies(const std::atomic<bool>& measuring) noexcept {
+inline void leave_copies(const std::atomic<bool>& own_measuring) noexcept {
   process_anchor* a = anchor();
   if (a == nullptr || busy_here()) return;  // an exit from inside the list's lock: leave it be
   std::lock_guard<std::mutex> lock(a->copies_mutex);
   for (copy_entry& c : a->copies)
-    if (c.measuring == &measuring) c = copy_entry{};
+    if (c.measuring == &own_measuring) c = copy_entry{};
 }
 
 /// Sets a switch in the process and in every copy. Which switch: a member of process_anchor and

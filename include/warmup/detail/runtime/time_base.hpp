@@ -18,7 +18,8 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
-#include "warmup/detail/record/busy.hpp"
+#include "warmup/detail/busy.hpp"
+#include "warmup/detail/record/ticks.hpp"
 
 #include <algorithm>
 #include <array>
@@ -32,54 +33,6 @@
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
-
-/// steady_clock's nanoseconds (CLOCK_MONOTONIC on Linux), without chrono's conversions.
-inline std::uint64_t steady_ns() noexcept {
-  timespec t{};
-  ::clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
-}
-
-// ---- The counter, per architecture.
-#if defined(__x86_64__)
-inline constexpr const char* counter_name = "x86 TSC";
-/// Not serialising: a scope's few nanoseconds of reordering are below what it can resolve.
-WARMUP_HOT_INLINE std::uint64_t read_counter() noexcept {
-  std::uint32_t lo = 0, hi = 0;
-  asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
-  return (std::uint64_t{hi} << 32) | lo;
-}
-inline void cpuid(std::uint32_t leaf, std::uint32_t (&r)[4]) noexcept {
-  asm volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(0));
-}
-/// Why the counter cannot time scopes here, or nullptr. The invariant-TSC bit (CPUID
-/// 0x80000007, EDX bit 8) promises one rate in every power state and on every core.
-inline const char* counter_unusable() noexcept {
-  std::uint32_t r[4];
-  cpuid(0x80000000u, r);
-  if (r[0] < 0x80000007u) return "the CPU does not say whether its TSC is invariant";
-  cpuid(0x80000007u, r);
-  if ((r[3] & (1u << 8)) == 0) return "the CPU's TSC is not invariant";
-  return nullptr;
-}
-#elif defined(__aarch64__)
-inline constexpr const char* counter_name = "Arm CNTVCT_EL0";
-WARMUP_HOT_INLINE std::uint64_t read_counter() noexcept {
-  std::uint64_t v = 0;
-  asm volatile("mrs %0, cntvct_el0" : "=r"(v));
-  return v;
-}
-/// The generic timer runs at one frequency by architecture; it must at least say which.
-inline const char* counter_unusable() noexcept {
-  std::uint64_t f = 0;
-  asm volatile("mrs %0, cntfrq_el0" : "=r"(f));
-  return f == 0 ? "CNTFRQ_EL0 reads 0" : nullptr;
-}
-#else
-inline constexpr const char* counter_name = "none";
-WARMUP_HOT_INLINE std::uint64_t read_counter() noexcept { return 0; }
-inline const char* counter_unusable() noexcept { return "no cycle counter is read on this CPU architecture"; }
-#endif
 
 /// A counter reading and a steady-clock reading taken together: the counter read between two
 /// steady reads, whose midpoint stands for it; `width` (ns) bounds the pairing's error.
@@ -98,13 +51,6 @@ inline clock_pair read_pair() noexcept {
   }
   return best;
 }
-
-/// Which clock the scopes read.
-enum class time_source : std::uint32_t {
-  steady,                ///< ticks are steady-clock ns
-  counter,               ///< ticks are the cycle counter's
-  steady_after_counter,  ///< the counter was dropped mid-run: steady ns, in the counter's ticks
-};
 
 /// What a snapshot converts with: a copy of the pairs, so that thousands of figures convert
 /// without a lock. Timestamps go through the pairs around them (the steady clock may be slewed
@@ -137,19 +83,9 @@ struct time_map {
 };
 
 /// The process's scope clock (one instance, clock.hpp's host_time()).
-class time_base {
+class time_base : public time_reading {
  public:
   static constexpr std::size_t max_pairs = 64;
-
-  /// Now, in ticks. The hot path: one relaxed load and the counter where it is used.
-  WARMUP_HOT_INLINE std::uint64_t now() const noexcept {
-    if (source_.load(std::memory_order_relaxed) == time_source::counter) return read_counter();
-    return steady_ticks();
-  }
-
-  /// ns per tick over the run so far; 0 while the counter has one pair only.
-  double ns_per_tick() const noexcept { return rate_.load(std::memory_order_relaxed); }
-  time_source source() const noexcept { return source_.load(std::memory_order_acquire); }
 
   /// Chooses the source and takes the first pair; at start, before any scope reads the clock.
   /// `forced`: why the steady clock is to be used whatever the CPU has (WARMUP_CLOCK=steady),
@@ -301,16 +237,7 @@ class time_base {
     source_.store(time_source::counter, std::memory_order_release);
   }
 
-  /// steady-clock ns, or after the counter was dropped, the same in its ticks.
-  [[gnu::noinline]] std::uint64_t steady_ticks() const noexcept {
-    const std::uint64_t ns = steady_ns();
-    if (source_.load(std::memory_order_acquire) != time_source::steady_after_counter) return ns;
-    const std::uint64_t fns = frozen_ns_.load(std::memory_order_relaxed);
-    const std::uint64_t ft = frozen_ticks_.load(std::memory_order_relaxed);
-    const double r = rate_.load(std::memory_order_relaxed);
-    if (ns <= fns || r <= 0) return ft;
-    return ft + static_cast<std::uint64_t>(double(ns - fns) / r);
-  }
+
 
   /// Drops the counter (lock held): the scopes go on with the steady clock through the last
   /// good pair, at the rate measured until it.
@@ -343,10 +270,7 @@ class time_base {
 
   static constexpr std::uint64_t min_gap_ns = 10'000;
 
-  std::atomic<time_source> source_{time_source::steady};
-  std::atomic<double> rate_{1.0};
   std::atomic<std::uint64_t> next_due_ns_{0};
-  std::atomic<std::uint64_t> frozen_ticks_{0}, frozen_ns_{0};
   mutable std::mutex m_;
   bool started_ = false;
   std::array<clock_pair, max_pairs> pairs_{};

@@ -1,27 +1,32 @@
 /// @file
-/// @brief The host clocks: `steady_clock` for the library's own bookkeeping, and the time base
-/// every scope reads (the CPU's cycle counter where it can be trusted, converted afterwards).
+/// @brief What the process does once, whichever copy of the library does it: its start time and
+/// the scopes' time base (detail/runtime/time_base.hpp).
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
-#include "warmup/config.hpp"
-#include "warmup/detail/record/process.hpp"
-#include "warmup/detail/record/time_base.hpp"
-
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <mutex>
+
+#include "warmup/config.hpp"
+#include "warmup/detail/clock.hpp"
+#include "warmup/detail/process.hpp"
+#include "warmup/detail/runtime/time_base.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
-/// The library's reference clock: cold windows, CUPTI records, device anchors, timelines and
-/// reports are in its nanoseconds. Scopes read `time_base::now()` instead (time_base.hpp).
-using clock = std::chrono::steady_clock;
+/// What happens once per process, whichever copy does it.
+struct process_once {
+  std::mutex m;
+  bool started = false;
+  std::atomic<std::uint64_t> start_ns{0};  ///< steady-clock ns when the first copy started
+  time_base time;  ///< the scopes' clock (time_base.hpp), chosen as the first copy starts
+  std::atomic<std::int64_t> start_wall_ms{0};  ///< wall-clock ms since 1970 when the first copy started
+};
 
-inline std::uint64_t ns_since_epoch(clock::time_point t) noexcept {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
-}
+inline process_once& once() noexcept { return shared<process_once, slot::process>(); }
 
 /// When the library started (runtime.hpp: at load, or at the first site made if a scope runs
 /// before that, in another file's static constructor): timelines count from here.
@@ -33,11 +38,6 @@ inline clock::time_point process_start() noexcept {
     t = start.compare_exchange_strong(t, now, std::memory_order_acq_rel) ? now : t;
   }
   return clock::time_point{std::chrono::duration_cast<clock::duration>(std::chrono::nanoseconds{t})};
-}
-
-inline std::uint64_t ns_between(clock::time_point a, clock::time_point b) noexcept {
-  const auto d = std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
-  return d > 0 ? static_cast<std::uint64_t>(d) : 0;
 }
 
 /// The process's time base: one for every copy of the library, since a copy's snapshot converts

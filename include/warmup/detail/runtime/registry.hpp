@@ -1,0 +1,188 @@
+/// @file
+/// @brief The process's sites, and each thread's table of the names it passed: what a scope
+/// calls the first time it meets a name (detail/record/site.hpp declares those calls).
+#pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "warmup/config.hpp"
+#include "warmup/detail/busy.hpp"
+#include "warmup/detail/process.hpp"
+#include "warmup/detail/record/site.hpp"
+#include "warmup/detail/runtime/notices.hpp"
+
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
+
+/// The most distinct sites a process keeps (about 300 MB at 3 KiB a site): names beyond it, a
+/// name built from a request id say, are counted together in one site per kind.
+inline constexpr std::size_t max_sites = 100'000;
+inline constexpr std::string_view over_cap_name = "(names beyond the site cap)";
+
+/// All sites of the process. Its mutex is taken only when a name is seen for the first time
+/// (by the process, or by a thread for named scopes) and by snapshots: never per call.
+class registry {
+ public:
+  site* find_or_add(op_kind k, std::string_view name) noexcept {
+    const busy_section busy;
+    WARMUP_TRY {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto& index = by_name_[static_cast<std::size_t>(k)];
+      if (auto it = index.find(name); it != index.end()) return it->second;
+      if (sites_.size() >= max_sites) {
+        if (auto it = index.find(over_cap_name); it != index.end()) return it->second;
+        notice_board().raise(notice_kind::site_cap, "more than " + std::to_string(max_sites) +
+                                                        " distinct site names: the calls of further names are counted in one site per kind, '" +
+                                                        std::string(over_cap_name) + "'");
+        name = over_cap_name;
+      }
+      sites_.push_back(std::make_unique<site>(k, name, static_cast<std::uint32_t>(sites_.size())));
+      site* s = sites_.back().get();
+      index.emplace(std::string_view{s->name}, s);
+      return s;
+    } WARMUP_CATCH_ALL {
+      return nullptr;  // out of memory: the scope measures nothing rather than failing
+    }
+  }
+
+  std::vector<site*> all() const {
+    const busy_section busy;
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<site*> out;
+    out.reserve(sites_.size());
+    for (const auto& s : sites_) out.push_back(s.get());
+    return out;
+  }
+
+  /// For fork handlers: held across fork() so the child's copy is never locked by a thread
+  /// that does not exist there.
+  void lock() noexcept { mutex_.lock(); }
+  void unlock() noexcept { mutex_.unlock(); }
+  /// Forgets every site's calls; caller holds the lock and is the only thread.
+  void reset_locked() noexcept {
+    for (auto& s : sites_) s->reset();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<site>> sites_;
+  std::unordered_map<std::string_view, site*> by_name_[op_kind_count];
+};
+
+/// The registry lives until the process ends (it is never destroyed), so scopes in static
+/// destructors and reports at exit still find it.
+inline registry& sites() noexcept {
+  return shared<registry, slot::registry>();
+}
+
+/// The calling thread's table of every name its named scopes passed, behind the small table
+/// by address (`recent_names_here`), and the shards it took, given back when it ends. Freed when
+/// the thread ends, except the main thread's: that one ends inside exit(), possibly called by a
+/// signal handler that stopped the thread inside the allocator, where a free would hang; the
+/// process is going away anyway.
+struct name_cache {
+  std::unordered_map<std::string_view, named_site> by_kind[op_kind_count];
+
+  /// The shards this thread took, given back when it ends (before the entries above, whose
+  /// slots point at some of them, are freed). A scope that runs later in the thread's end, in
+  /// another thread_local's destructor, finds its slot refused and uses the site's shared lane.
+  struct held_shard {
+    site* s;
+    shard_slot* slot;
+  };
+  std::vector<held_shard> held;
+  void give_back_shards() noexcept {
+    for (const held_shard& h : held) {
+      if (h.slot->p != nullptr) h.s->give_back(h.slot->p);
+      h.slot->p = nullptr;
+      h.slot->refused = true;
+    }
+    held.clear();
+  }
+  /// In a forked child: the sites made every shard spare; this thread holds none any more.
+  void forget_shards() noexcept {
+    for (const held_shard& h : held) *h.slot = shard_slot{};
+    held.clear();
+  }
+};
+
+/// Set as the thread's table is freed: a scope in a later thread_local destructor must not
+/// reach it (nor the small table's entries, which point into it, and are cleared).
+inline thread_local bool names_gone = false;
+
+inline name_cache& my_names() {
+  // The table lives in the thread's own storage; only its destruction is chosen by hand.
+  struct holder {
+    alignas(name_cache) unsigned char storage[sizeof(name_cache)];
+    holder() { new (storage) name_cache; }
+    ~holder() {
+      if (static_cast<pid_t>(::syscall(SYS_gettid)) == ::getpid()) return;
+      names_gone = true;
+      recent_names_here = recent_names{};
+      get().give_back_shards();
+      get().~name_cache();
+    }
+    name_cache& get() noexcept { return *std::launder(reinterpret_cast<name_cache*>(storage)); }
+  };
+  thread_local holder h;
+  return h.get();
+}
+
+/// Notes that the calling thread holds `slot`'s shard of `s`, to give back when the thread ends.
+inline bool hold_shard(site* s, shard_slot* slot) noexcept {
+  if (names_gone) return false;
+  WARMUP_TRY {
+    const busy_section busy;
+    my_names().held.push_back({s, slot});
+    return true;
+  } WARMUP_CATCH_ALL {
+    return false;
+  }
+}
+
+WARMUP_DETAIL_RUNTIME site* find_or_add_site(op_kind k, std::string_view name) noexcept {
+  return sites().find_or_add(k, name);
+}
+
+WARMUP_DETAIL_RUNTIME named_site* lookup_slow(recent_name& r, op_kind k, std::string_view name) noexcept {
+  if (names_gone) {
+    // The thread is ending and its table is gone: the site without a shard of this thread's.
+    thread_local named_site late;
+    late.s = measuring.load(std::memory_order_relaxed) ? sites().find_or_add(k, name) : nullptr;
+    late.slot = shard_slot{nullptr, true};
+    return late.s != nullptr ? &late : nullptr;
+  }
+  WARMUP_TRY {
+    name_cache& c = my_names();
+    auto& names = c.by_kind[static_cast<std::size_t>(k)];
+    auto it = names.find(name);
+    if (it == names.end()) {
+      // A name this thread has not seen: starting the library (record/site.hpp's lookup did)
+      // may have applied WARMUP_ENABLE=0.
+      if (!measuring.load(std::memory_order_relaxed)) return nullptr;
+      const busy_section busy;
+      site* s = sites().find_or_add(k, name);
+      if (s == nullptr) return nullptr;
+      it = names.emplace(std::string_view{s->name}, named_site{s, {}}).first;
+    }
+    r = {name.data(), name.size(), k, &it->second, it->second.s->name.data()};
+    return &it->second;
+  } WARMUP_CATCH_ALL {
+    return nullptr;  // out of memory: the scope measures nothing rather than failing
+  }
+}
+
+}  // namespace detail
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"

@@ -1,0 +1,336 @@
+/// @file
+/// @brief The site's members a call's fast path does not inline (detail/record/site.hpp): its
+/// making, its first calls and cold calls, shards for new threads, and what a snapshot reads.
+#pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "warmup/config.hpp"
+#include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/analysis/cpu_sampler.hpp"
+#include "warmup/detail/analysis/host_probe.hpp"
+#include "warmup/detail/busy.hpp"
+#include "warmup/detail/process.hpp"
+#include "warmup/detail/runtime/clock.hpp"
+#include "warmup/detail/runtime/device_timer.hpp"
+#include "warmup/detail/record/site.hpp"
+#include "warmup/detail/runtime/notices.hpp"
+
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
+
+inline bool hold_shard(site* s, shard_slot* slot) noexcept;  // detail/runtime/registry.hpp
+
+/// Arms the calling thread's CPU sampler for a first call of `owner` where sampling is on
+/// (settings.hpp, set_cpu_sampling). A reason it cannot be is said once, and stands in the
+/// report's header.
+inline void start_cpu_sampling(const void* owner) noexcept {
+  cause_store& store = cause_records();
+  const std::uint64_t every = store.sampler.interval_ns.load(std::memory_order_relaxed);
+  if (every == 0 || !cpu_sampling_supported) return;
+  const char* why = my_sampler().begin(owner, every);
+  if (why == nullptr) return;
+  if (notice_board().raised(notice_kind::cpu_sampling)) return;  // said once, with the status
+  WARMUP_TRY {
+    if (notice_board().raise(notice_kind::cpu_sampling, std::string("CPU sampling is off: ") + why))
+      store.set_sampling_status(std::string("off: ") + why);
+  } WARMUP_CATCH_ALL {
+  }
+}
+
+/// Ends the sampling of `owner`'s first call, if this thread samples it: its samples go to the store.
+inline void stop_cpu_sampling(const void* owner) noexcept {
+  if (thread_sampling != sampler_stage::armed) return;
+  WARMUP_TRY {
+    std::vector<cpu_sample> samples;
+    std::uint64_t armed_cpu_ns = 0;
+    std::uint32_t lost = 0;
+    if (my_sampler().end(owner, samples, armed_cpu_ns, lost))
+      cause_records().add_samples(this_thread_id(), armed_cpu_ns, samples, lost);
+  } WARMUP_CATCH_ALL {
+  }
+}
+
+/// A site's cold calls, for attribution: its first call (with what it did on the host) and the
+/// latest calls made after idling. Made at the first call, off its measured time.
+struct cold_calls {
+  static constexpr std::size_t kept = 16;  ///< calls after idling kept, the latest
+  std::mutex m;
+  thread_usage before;
+  objects_mark objects_before;
+  std::optional<bool> context_existed;
+  std::optional<cold_window> first;
+  std::optional<host_signals> first_host;
+  std::vector<cold_window> recent;  ///< calls after idling, oldest first
+};
+
+/// Holds a site's shard list: a spin, as the list changes in a few loads and stores.
+class shard_lock {
+ public:
+  explicit shard_lock(std::atomic<bool>& busy) noexcept : busy_(busy) {
+    while (busy_.exchange(true, std::memory_order_acquire)) std::this_thread::yield();
+  }
+  ~shard_lock() { busy_.store(false, std::memory_order_release); }
+  shard_lock(const shard_lock&) = delete;
+  shard_lock& operator=(const shard_lock&) = delete;
+
+ private:
+  std::atomic<bool>& busy_;
+};
+
+struct site::cold_view {
+  std::optional<cold_window> first;
+  std::optional<host_signals> first_host;
+  std::vector<cold_window> recent;
+};
+
+WARMUP_DETAIL_RUNTIME timeline_settings& timeline_config() noexcept {
+  return shared<timeline_settings, slot::timeline>();
+}
+
+WARMUP_DETAIL_RUNTIME recurrence_settings& recurrence() noexcept {
+  return shared<recurrence_settings, slot::recurrence>();  // one per process, never destroyed
+}
+
+WARMUP_DETAIL_RUNTIME site::site(op_kind k, std::string_view n, std::uint32_t i)
+    : name(n), op(k), id(i), time_(&host_time()), line_(timeline_config().first_calls.load(std::memory_order_relaxed)) {
+  nvtx.set(name);
+  past_at_ = std::max<std::uint64_t>(series::window, line_.first_calls());
+}
+
+WARMUP_DETAIL_RUNTIME site::~site() {
+  delete device_.load(std::memory_order_relaxed);
+  delete cold_.load(std::memory_order_relaxed);
+  for (shard* s = shards_.load(std::memory_order_relaxed); s != nullptr;) delete std::exchange(s, s->link);
+}
+
+WARMUP_DETAIL_RUNTIME void site::first_call_begins(bool device_timed) noexcept {
+  // A program of 10^5 sites pays the probe for its first few thousand only (start-up is where
+  // libraries are loaded anyway).
+  static std::atomic<std::uint32_t> probed{0};
+  if (probed.fetch_add(1, std::memory_order_relaxed) >= max_probed_first_calls) return;
+  const busy_section busy;
+  WARMUP_TRY {
+    cold_calls* c = cold();
+    if (c == nullptr) return;
+    std::lock_guard<std::mutex> lock(c->m);
+    c->context_existed = device_timed ? current_context_exists() : std::nullopt;
+    c->objects_before = mark_objects();
+    if (cause_records().collecting.load(std::memory_order_relaxed))
+      cause_records().open_first_call(this_thread_id(), ns_since_epoch(clock::now()));
+    c->before = read_thread_usage();  // the listing above is not the call's
+    start_cpu_sampling(this);  // after: the samples' CPU time lies within `before`..`after`
+  } WARMUP_CATCH_ALL {
+  }
+}
+
+WARMUP_DETAIL_RUNTIME void site::cold_call_ends(std::uint64_t index, std::uint64_t start, std::uint64_t stop, bool after_idle) noexcept {
+  if (index == 0) stop_cpu_sampling(this);  // first: the samples' CPU time lies within `before`..`after`
+  const thread_usage after = index == 0 ? read_thread_usage() : thread_usage{};
+  const busy_section busy;
+  // In steady-clock ns, as CUPTI's records are: converted over the call's own length, from a
+  // pair read now; and a pair kept where one is due, so the rate is known from the second call on.
+  time_base& time = static_cast<time_base&>(*time_);
+  time.calibrate(false);
+  const time_base::converter now = time.recent();
+  const std::uint64_t start_ns = now.to_ns(start), stop_ns = now.to_ns(stop);
+  WARMUP_TRY {
+    // A first call keeps its window where it was probed or attribution runs: a program of
+    // 10^5 sites does not pay for 10^5 windows nobody reads.
+    const bool collecting = cause_records().collecting.load(std::memory_order_relaxed);
+    cold_calls* c = index == 0 && !collecting ? cold_.load(std::memory_order_acquire) : cold();
+    if (c == nullptr) return;
+    const cold_window w{start_ns, stop_ns, this_thread_id()};
+    std::lock_guard<std::mutex> lock(c->m);
+    if (index == 0) c->first = w;
+    if (index == 0 && c->before.ok) {  // probed at its start (first_call_begins)
+      host_signals h;
+      if (after.ok) {
+        h.cpu = std::chrono::nanoseconds{static_cast<long long>(after.cpu_ns - c->before.cpu_ns)};
+        h.minor_faults = after.minor_faults - c->before.minor_faults;
+        h.major_faults = after.major_faults - c->before.major_faults;
+      }
+      h.libraries_loaded = loaded_since(c->objects_before);
+      h.context_existed = c->context_existed;
+      c->first_host = std::move(h);
+    }
+    if (index != 0 && after_idle) {
+      if (c->recent.size() == cold_calls::kept) c->recent.erase(c->recent.begin());
+      c->recent.push_back(w);
+    }
+    if (collecting) cause_records().close_window(w, index == 0);
+  } WARMUP_CATCH_ALL {
+  }
+}
+
+WARMUP_DETAIL_RUNTIME site::cold_view site::cold_calls_seen() const {
+  cold_view v;
+  cold_calls* c = cold_.load(std::memory_order_acquire);
+  if (c == nullptr) return v;
+  std::lock_guard<std::mutex> lock(c->m);
+  v.first = c->first;
+  v.first_host = c->first_host;
+  v.recent = c->recent;
+  return v;
+}
+
+WARMUP_DETAIL_RUNTIME series_data site::host_data() const {
+  std::vector<const later_lane*> lanes;
+  for (const shard* s = shards_.load(std::memory_order_acquire); s != nullptr; s = s->link) lanes.push_back(&s->lane);
+  return host_.read(lanes);
+}
+
+WARMUP_DETAIL_RUNTIME site_counts site::counts() const noexcept {
+  site_counts c;
+  c.exceptions = exceptions_.load(std::memory_order_relaxed);
+  c.captured = captured_.load(std::memory_order_relaxed);
+  c.unavailable = unavailable_.load(std::memory_order_relaxed);
+  c.dropped = dropped_.load(std::memory_order_relaxed);
+  c.sampled_out = sampled_out_.load(std::memory_order_relaxed);
+  c.bytes_first = bytes_first_.load(std::memory_order_relaxed);
+  c.bytes_total = bytes_total_.load(std::memory_order_relaxed);
+  c.bytes_vary = bytes_vary_.load(std::memory_order_relaxed);
+  c.bytes_overflow = bytes_overflow_.load(std::memory_order_relaxed);
+  c.pool_read = pool_read_.load(std::memory_order_relaxed);
+  c.pool_grew = pool_grew_.load(std::memory_order_relaxed);
+  c.pool_grown = pool_grown_.load(std::memory_order_relaxed);
+  c.pool_first_grown = pool_first_grown_.load(std::memory_order_relaxed);
+  c.host_pinned = host_pinned_.load(std::memory_order_relaxed);
+  c.host_pageable = host_pageable_.load(std::memory_order_relaxed);
+  return c;
+}
+
+WARMUP_DETAIL_RUNTIME std::size_t site::shard_count() const noexcept {
+  const busy_section busy;
+  const shard_lock lock(shards_busy_);
+  return shard_count_;
+}
+
+WARMUP_DETAIL_RUNTIME std::size_t site::bytes() const noexcept {
+  const series* d = device_series_if_any();
+  const char* p = name.data();
+  const bool name_inside = p >= reinterpret_cast<const char*>(this) && p < reinterpret_cast<const char*>(this + 1);
+  std::size_t shards = 0;
+  for (const shard* s = shards_.load(std::memory_order_acquire); s != nullptr; s = s->link)
+    shards += sizeof(shard) - sizeof(later_lane) + s->lane.bytes();
+  return sizeof(*this) - sizeof(line_) - sizeof(host_) + line_.bytes() + host_.bytes() +
+         (name_inside ? 0 : name.capacity() + 1) + (d != nullptr ? d->bytes() : 0) + cold_bytes() + shards;
+}
+
+WARMUP_DETAIL_RUNTIME std::size_t site::cold_bytes() const noexcept {
+  cold_calls* c = cold_.load(std::memory_order_acquire);
+  if (c == nullptr) return 0;
+  std::lock_guard<std::mutex> lock(c->m);
+  std::size_t n = sizeof(cold_calls) + c->recent.capacity() * sizeof(cold_window);
+  if (c->first_host)
+    for (const std::string& l : c->first_host->libraries_loaded) n += sizeof(std::string) + l.capacity();
+  return n;
+}
+
+WARMUP_DETAIL_RUNTIME void site::reset() noexcept {
+  entered_.store(0, std::memory_order_relaxed);
+  past_.store(false, std::memory_order_relaxed);
+  spare_ = nullptr;  // every shard is free in the child: its one thread forgets those it held
+  for (shard* s = shards_.load(std::memory_order_relaxed); s != nullptr; s = s->link) {
+    s->next = s->end = 0;
+    s->lane.reset();
+    s->spare = std::exchange(spare_, s);
+  }
+  shards_busy_.store(false, std::memory_order_relaxed);  // a thread the child does not have may have held it
+  new (&idle_) idle_tracker{};
+  new (&sampler_) device_sampler{};
+  for (auto* a : {&sampled_out_, &exceptions_, &bytes_first_, &bytes_total_, &captured_, &unavailable_, &dropped_,
+                  &pool_read_, &pool_grew_, &pool_grown_, &pool_first_grown_, &host_pinned_, &host_pageable_})
+    a->store(0, std::memory_order_relaxed);
+  bytes_vary_.store(false, std::memory_order_relaxed);
+  bytes_overflow_.store(false, std::memory_order_relaxed);
+  host_.reset();
+  line_.reset();
+  delete device_.exchange(nullptr, std::memory_order_acq_rel);
+  delete cold_.exchange(nullptr, std::memory_order_acq_rel);
+}
+
+WARMUP_DETAIL_RUNTIME series* site::device_series() noexcept {
+  series* s = device_.load(std::memory_order_acquire);
+  if (s != nullptr) return s;
+  const busy_section busy;
+  auto* fresh = new (std::nothrow) series{};
+  if (fresh == nullptr) return nullptr;
+  if (device_.compare_exchange_strong(s, fresh, std::memory_order_acq_rel)) return fresh;
+  delete fresh;
+  return s;
+}
+
+WARMUP_DETAIL_RUNTIME call_ticket site::begin_call_slow(shard_slot* slot) noexcept {
+  if (slot != nullptr && !slot->refused && past_.load(std::memory_order_relaxed)) {
+    if (slot->p == nullptr && (slot->p = take_shard()) != nullptr && !hold_shard(this, slot)) {
+      give_back(slot->p);  // no room to note it: it could not be given back at the thread's end
+      slot->p = nullptr;
+    }
+    if (slot->p == nullptr) slot->refused = true;
+    if (shard* sh = slot->p) {
+      const std::uint64_t i = entered_.fetch_add(index_block, std::memory_order_relaxed);
+      sh->next = i + 1;
+      sh->end = i + index_block;
+      return {i, sh};
+    }
+  }
+  const std::uint64_t i = entered_.fetch_add(1, std::memory_order_relaxed);
+  if (i + 1 >= past_at_ && !past_.load(std::memory_order_relaxed)) past_.store(true, std::memory_order_relaxed);
+  return {i, nullptr};
+}
+
+WARMUP_DETAIL_RUNTIME shard* site::take_shard() noexcept {
+  const busy_section busy;
+  const shard_lock lock(shards_busy_);
+  if (shard* s = spare_) {
+    spare_ = s->spare;
+    return s;
+  }
+  if (shard_count_ == max_shards) return nullptr;
+  auto* s = new (std::nothrow) shard{};
+  if (s == nullptr) return nullptr;
+  s->link = shards_.load(std::memory_order_relaxed);
+  shards_.store(s, std::memory_order_release);
+  ++shard_count_;
+  return s;
+}
+
+WARMUP_DETAIL_RUNTIME void site::give_back(shard* s) noexcept {
+  const busy_section busy;
+  const shard_lock lock(shards_busy_);
+  s->next = s->end = 0;
+  s->spare = spare_;
+  spare_ = s;
+}
+
+WARMUP_DETAIL_RUNTIME cold_calls* site::cold() noexcept {
+  cold_calls* c = cold_.load(std::memory_order_acquire);
+  if (c != nullptr) return c;
+  auto* fresh = new (std::nothrow) cold_calls{};
+  if (fresh == nullptr) return nullptr;
+  if (cold_.compare_exchange_strong(c, fresh, std::memory_order_acq_rel)) return fresh;
+  delete fresh;
+  return c;
+}
+
+WARMUP_DETAIL_RUNTIME void negative_bytes(long long bytes) noexcept {
+  WARMUP_TRY {
+    notice_board().raise(notice_kind::negative_bytes,
+                         "a scope was given a negative byte count (" + std::to_string(bytes) + "); it counts as 0 bytes");
+  } WARMUP_CATCH_ALL {
+  }
+}
+
+}  // namespace detail
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"
