@@ -368,6 +368,35 @@ TEST_CASE("threads that end give their shards back: a thread pool's churn keeps 
   }
 }
 
+namespace {
+// Made before the thread's first named scope, so destroyed after the thread's table of names:
+// its scopes find the table gone (and its small table by address cleared, since its entries
+// pointed into it).
+struct scopes_at_thread_end {
+  ~scopes_at_thread_end() {
+    for (int i = 0; i < 3; ++i) warmup::region_scope s{"scope.thread_end.named"};
+    const std::string built = "scope.thread_end.built";
+    warmup::region_scope t{built};
+  }
+};
+}  // namespace
+
+TEST_CASE("named scopes in a thread_local destructor after the thread's name table is gone are measured") {
+  std::thread t([] {
+    static thread_local scopes_at_thread_end late;
+    (void)&late;
+    for (int i = 0; i < 300; ++i) warmup::region_scope s{"scope.thread_end.named"};
+  });
+  t.join();
+  const auto r = warmup::snapshot();
+  const auto* named = r.find(op_kind::region, "scope.thread_end.named");
+  REQUIRE(named != nullptr);
+  CHECK(named->calls == 303);
+  const auto* built = r.find(op_kind::region, "scope.thread_end.built");
+  REQUIRE(built != nullptr);
+  CHECK(built->calls == 1);
+}
+
 TEST_CASE("more threads at once than a site has shards: the rest share a lane, no call lost") {
   constexpr int threads = 80, calls = 2000;
   static_assert(threads > int(warmup::detail::site::max_shards));
