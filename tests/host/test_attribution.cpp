@@ -20,6 +20,7 @@
 #include "warmup/detail/runtime/snapshot.hpp"
 #include "../support/partition.hpp"
 #include "../support/test_plugin.hpp"
+#include "../support/settings_kept.hpp"
 
 using warmup::cause;
 using warmup::detail::cause_record;
@@ -46,11 +47,7 @@ void check_split(const cold_window& w, const warmup::detail::split& s) {
   CHECK(s.named <= w.end_ns - w.start_ns);
 }
 
-// Restores the idle threshold however a test case ends.
-struct idle_threshold_kept {
-  std::chrono::nanoseconds was = warmup::idle_threshold();
-  ~idle_threshold_kept() { warmup::set_idle_threshold(was); }
-};
+using warmup_test::idle_threshold_kept;
 }  // namespace
 
 TEST_CASE("nested records: each instant counts once, for the innermost") {

@@ -12,6 +12,7 @@
 
 #include "warmup/profile.hpp"
 #include "warmup/detail/runtime/registry.hpp"
+#include "../support/settings_kept.hpp"
 
 using namespace std::chrono_literals;
 using warmup::op_kind;
@@ -165,7 +166,7 @@ TEST_CASE("threads sharing and not sharing sites lose and double-count no call")
 }
 
 TEST_CASE("a slow call after the site idled is a cold recurrence, not steady noise") {
-  const auto saved = warmup::idle_threshold();
+  const warmup_test::idle_threshold_kept kept;
   warmup::set_idle_threshold(std::chrono::milliseconds(30));
   const auto call = [](std::chrono::milliseconds inside) {
     warmup::region_scope s{"scope.cold_again"};
@@ -175,7 +176,6 @@ TEST_CASE("a slow call after the site idled is a cold recurrence, not steady noi
   std::this_thread::sleep_for(40ms);  // idle for longer than the threshold
   call(25ms);                          // and slow again
   for (int i = 0; i < 20; ++i) call(0ms);
-  warmup::set_idle_threshold(saved);
 
   const auto r = warmup::snapshot();
   const auto* s = r.find(warmup::op_kind::region, "scope.cold_again");
