@@ -262,6 +262,7 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
     } else {
       (void)host;
     }
+    if (index == 0) s->first_call_clock_starts();
     start_ = s->time().now();  // last: the library's own work above stays out of the time
   }
 

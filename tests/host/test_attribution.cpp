@@ -200,6 +200,44 @@ TEST_CASE("a first call's host signals: CPU time against the wall, libraries loa
   dlclose(plugin);
 }
 
+TEST_CASE("a first call's CPU time is the thread's CPU clock's: exact, and never more than the wall") {
+  using namespace std::chrono_literals;
+  // The issue's program: a 300 us busy first call, then a sleeping one, five times over. Read
+  // with getrusage, the busy call read 0 ns and its CPU time landed in the sleeping call.
+  const auto cpu_now = [] {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return std::int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+  };
+  for (int i = 0; i < 5; ++i) {
+    const std::string busy = "attribution.cpu_exact.busy." + std::to_string(i);
+    const std::string sleeps = "attribution.cpu_exact.sleeps." + std::to_string(i);
+    {
+      warmup::region_scope s{busy};
+      const std::int64_t end = cpu_now() + 300'000;  // 300 us of this thread's CPU, however loaded
+      volatile std::uint64_t x = 0;
+      while (cpu_now() < end) x = x + 1;
+    }
+    {
+      warmup::region_scope s{sleeps};
+      std::this_thread::sleep_for(20ms);
+    }
+  }
+  const warmup::report r = warmup::snapshot();
+  for (int i = 0; i < 5; ++i) {
+    const auto* b = r.find(warmup::op_kind::region, "attribution.cpu_exact.busy." + std::to_string(i));
+    const auto* z = r.find(warmup::op_kind::region, "attribution.cpu_exact.sleeps." + std::to_string(i));
+    REQUIRE((b && z && b->first_call_host && z->first_call_host));
+    INFO("round " << i << ": busy " << b->first_call_host->cpu.count() << " ns of " << b->host.first.count()
+                  << " ns; sleeping " << z->first_call_host->cpu.count() << " ns of " << z->host.first.count() << " ns");
+    CHECK(b->first_call_host->cpu >= 285us);  // 300 us within 5%
+    CHECK(b->first_call_host->cpu <= 315us);
+    CHECK(z->first_call_host->cpu < 1ms);  // asleep: a few system calls' worth
+    CHECK(b->first_call_host->cpu <= b->host.first);
+    CHECK(z->first_call_host->cpu <= z->host.first);
+  }
+}
+
 // Run by the test host_without_cupti, under a preloaded library that refuses every dlopen of
 // libcupti (tests/support/no_cupti.cpp): hidden from the plain run, where CUPTI may load.
 TEST_CASE("without CUPTI, attribution says why and the report has no causes", "[.][no_cupti]") {

@@ -163,6 +163,11 @@ class site final : public device_sink {
   /// stream, so whether the device's context existed is asked of the driver.
   void first_call_begins(bool device_timed) noexcept;
 
+  /// The last thing before the first call's clock starts: the thread's CPU clock and page faults
+  /// read again, so that the library's own work since first_call_begins (event rings made, NVTX)
+  /// is not the call's.
+  void first_call_clock_starts() noexcept;
+
   /// After a cold call's clock stopped: its window (from `start` to `stop`, ticks of time()),
   /// and for the first call what it did on the host.
   void cold_call_ends(std::uint64_t index, std::uint64_t start, std::uint64_t stop, bool after_idle) noexcept;

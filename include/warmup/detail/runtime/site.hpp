@@ -132,9 +132,19 @@ WARMUP_DETAIL_RUNTIME void site::first_call_begins(bool device_timed) noexcept {
   }
 }
 
+WARMUP_DETAIL_RUNTIME void site::first_call_clock_starts() noexcept {
+  cold_calls* c = cold_.load(std::memory_order_acquire);
+  if (c == nullptr) return;
+  const busy_section busy;
+  std::lock_guard<std::mutex> lock(c->m);
+  if (c->before.ok) c->before = read_thread_usage();
+}
+
 WARMUP_DETAIL_RUNTIME void site::cold_call_ends(std::uint64_t index, std::uint64_t start, std::uint64_t stop, bool after_idle) noexcept {
-  if (index == 0) stop_cpu_sampling(this);  // first: the samples' CPU time lies within `before`..`after`
+  // The thread's CPU clock first, as the call's clock stopped just before; then the sampler
+  // (a sample landing meanwhile stands for a few microseconds of the library's own).
   const thread_usage after = index == 0 ? read_thread_usage() : thread_usage{};
+  if (index == 0) stop_cpu_sampling(this);
   const busy_section busy;
   // In steady-clock ns, as CUPTI's records are: converted over the call's own length, from a
   // pair read now; and a pair kept where one is due, so the rate is known from the second call on.

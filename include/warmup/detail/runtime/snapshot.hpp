@@ -307,6 +307,9 @@ inline site_report read_site(const site& s, const time_map& time) {
   r.device_untimed = {n.captured, n.unavailable, n.dropped, n.sampled_out};
   const site::cold_view cold = s.cold_calls_seen();
   r.first_call_host = cold.first_host;
+  // The CPU clock's two reads bracket the call and a few microseconds of the library's own
+  // work: never more CPU time than the call lasted, as the report states it.
+  if (r.first_call_host && r.first_call_host->cpu > r.host.first) r.first_call_host->cpu = r.host.first;
   const cause_store& store = cause_records();
   if (store.collecting.load(std::memory_order_acquire) || store.size() != 0) {
     if (cold.first) r.host.first_call_causes = attribute({*cold.first}, r.host);
