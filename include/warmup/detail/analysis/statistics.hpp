@@ -121,6 +121,22 @@ inline std::chrono::nanoseconds ns(double v) {
   return std::chrono::nanoseconds{static_cast<std::chrono::nanoseconds::rep>(std::llround(v))};
 }
 
+/// Converts a series read in ticks (time_base.hpp) to ns at `ns_per_tick`: every figure scales
+/// by the same factor, so the histogram's relative error and the first calls' order are kept.
+inline void scale(series_data& d, double ns_per_tick) noexcept {
+  if (ns_per_tick == 1.0) return;
+  const auto s = [&](std::uint64_t v) { return static_cast<std::uint64_t>(std::llround(double(v) * ns_per_tick)); };
+  for (auto& c : d.first) c.ns = s(c.ns);
+  for (auto& v : d.after_idle) v = s(v);
+  for (auto& b : d.later) b = {s(b.lowest), s(b.highest), b.count};
+  d.later_sum = s(d.later_sum);
+  d.later_sq_dev *= ns_per_tick * ns_per_tick;
+  d.later_dev = static_cast<std::int64_t>(std::llround(double(d.later_dev) * ns_per_tick));
+  d.shift = s(d.shift);
+  d.later_min = s(d.later_min);
+  d.later_max = s(d.later_max);
+}
+
 /// Summarises one series: first call, warm-up, steady state, cold recurrences, confidence.
 inline timing summarize(const series_data& d) {
   timing t;

@@ -3,10 +3,8 @@
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
-#include <algorithm>
 #include <array>
 #include <atomic>
-#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
@@ -78,8 +76,9 @@ class later_lane {
     });
     d.later_dev += dev_.load(std::memory_order_relaxed);
     d.later_sq_dev += sq_dev_.load(std::memory_order_relaxed);
-    d.later_min = std::min(d.later_min, min_.load(std::memory_order_relaxed));
-    d.later_max = std::max(d.later_max, max_.load(std::memory_order_relaxed));
+    const std::uint64_t lo = min_.load(std::memory_order_relaxed), hi = max_.load(std::memory_order_relaxed);
+    if (lo < d.later_min) d.later_min = lo;
+    if (hi > d.later_max) d.later_max = hi;
     d.lost += hist_.lost();
   }
 
@@ -141,7 +140,7 @@ class series {
   /// `own`: a lane only the calling thread writes, or nullptr.
   WARMUP_HOT_INLINE void record(std::uint64_t index, std::uint64_t ns, bool candidate = false,
                                 later_lane* own = nullptr) noexcept {
-    ns = std::min(ns, max_ns);
+    if (ns > max_ns) ns = max_ns;
     if (index < window) {
       first_[index].store(ns | recorded_bit | (candidate ? candidate_bit : 0), std::memory_order_release);
       return;
@@ -230,18 +229,10 @@ class series {
     return l;
   }
 
-  /// Two lanes' buckets, each list increasing, into one increasing list without repeats.
-  static void merge_buckets(std::vector<series_data::bucket>& b) {
-    std::sort(b.begin(), b.end(), [](const auto& x, const auto& y) { return x.lowest < y.lowest; });
-    std::size_t out = 0;
-    for (std::size_t i = 0; i < b.size(); ++i) {
-      if (out != 0 && b[out - 1].lowest == b[i].lowest)
-        b[out - 1].count += b[i].count;
-      else
-        b[out++] = b[i];
-    }
-    b.resize(out);
-  }
+  /// Two lanes' buckets, each list increasing, into one increasing list without repeats (a
+  /// snapshot's work: defined with the runtime, detail/runtime/snapshot.hpp).
+  static void merge_buckets(std::vector<series_data::bucket>& b);
+
 
   // A steady call touches the first line (shift, owner, the owner's sums) and its bucket.
   alignas(64) std::atomic<std::uint64_t> shift_{no_shift};
@@ -253,22 +244,6 @@ class series {
   std::array<std::atomic<std::uint64_t>, window> first_{};
   std::array<std::atomic<std::uint64_t>, candidate_slots> candidates_{};
 };
-
-/// Converts a series read in ticks (time_base.hpp) to ns at `ns_per_tick`: every figure scales
-/// by the same factor, so the histogram's relative error and the first calls' order are kept.
-inline void scale(series_data& d, double ns_per_tick) noexcept {
-  if (ns_per_tick == 1.0) return;
-  const auto s = [&](std::uint64_t v) { return static_cast<std::uint64_t>(std::llround(double(v) * ns_per_tick)); };
-  for (auto& c : d.first) c.ns = s(c.ns);
-  for (auto& v : d.after_idle) v = s(v);
-  for (auto& b : d.later) b = {s(b.lowest), s(b.highest), b.count};
-  d.later_sum = s(d.later_sum);
-  d.later_sq_dev *= ns_per_tick * ns_per_tick;
-  d.later_dev = static_cast<std::int64_t>(std::llround(double(d.later_dev) * ns_per_tick));
-  d.shift = s(d.shift);
-  d.later_min = s(d.later_min);
-  d.later_max = s(d.later_max);
-}
 
 }  // namespace detail
 WARMUP_END_NAMESPACE

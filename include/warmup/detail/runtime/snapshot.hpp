@@ -35,6 +35,18 @@
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
+WARMUP_DETAIL_RUNTIME void series::merge_buckets(std::vector<series_data::bucket>& b) {
+  std::sort(b.begin(), b.end(), [](const auto& x, const auto& y) { return x.lowest < y.lowest; });
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    if (out != 0 && b[out - 1].lowest == b[i].lowest)
+      b[out - 1].count += b[i].count;
+    else
+      b[out++] = b[i];
+  }
+  b.resize(out);
+}
+
 /// The device description, made once and kept in storage that is never destroyed: the report
 /// at exit reads it after static destructors have run.
 struct described_device {
