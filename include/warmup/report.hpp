@@ -259,7 +259,8 @@ struct report {
   std::uint64_t device_pending = 0;  ///< device measurements not yet finished by the GPU
   /// "cupti", "off", or why attribution fell back to host signals (CUPTI missing, its slot taken).
   std::string attribution_source = "off";
-  /// "off", "every N us in first calls, weighted by CPU time" (`WARMUP_CPU_SAMPLING`), or why not.
+  /// "off", "every N us of CPU time in first calls (the tick that ran)" (`WARMUP_CPU_SAMPLING`), or
+  /// why not.
   std::string cpu_sampling = "off";
   /// CUDA_MODULE_LOADING as the driver reads it ("LAZY" unless set), and the JIT cache settings
   /// (CUDA_CACHE_DISABLE, CUDA_CACHE_PATH, CUDA_CACHE_MAXSIZE), for reading first calls.

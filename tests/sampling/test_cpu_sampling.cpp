@@ -1,10 +1,16 @@
 // CPU sampling of first calls (WARMUP_CPU_SAMPLING, set_cpu_sampling): where a first call's CPU
-// time went, by shared object; the program's own SIGPROF handler left alone; the timer running
-// only inside first calls. Its own process: it installs a signal handler. No GPU.
+// time went, by shared object; the program's own SIGPROF handler left alone; the tick running
+// only inside first calls, on the thread's CPU time, so that it never interrupts a blocking
+// system call. Its own process: it installs a signal handler. No GPU.
 #include "catch.hpp"
 
 #include <dlfcn.h>
+#include <poll.h>
+#include <semaphore.h>
 #include <signal.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/select.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +25,7 @@
 #include "../support/partition.hpp"
 #include "warmup/profile.hpp"
 #include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/analysis/cpu_sampler.hpp"
 #include "../support/test_plugin.hpp"
 
 using namespace std::chrono_literals;
@@ -109,17 +116,19 @@ TEST_CASE("a first call's CPU time in a library is named after that library") {
     spin(40'000'000);  // 40 ms of this thread's CPU, in the plugin's code
   }
   const warmup::report r = warmup::snapshot();
-  CHECK(r.cpu_sampling == "every 200 us in first calls, weighted by CPU time");
+  CHECK(r.cpu_sampling.rfind("every 200 us of CPU time in first calls (", 0) == 0);
+  const bool task_clock = warmup::detail::sampler_state().used_tick == warmup::detail::tick_kind::task_clock;
+  INFO(r.cpu_sampling);
   const auto* s = r.find(warmup::op_kind::region, "sampling.spins");
   REQUIRE(s != nullptr);
   REQUIRE(s->host.first_call_causes);
   const warmup::attribution& why = *s->host.first_call_causes;
   const warmup::cause_time* in_plugin = host_code_in(why, "libwarmup_test_plugin.so");
   REQUIRE(in_plugin != nullptr);
-  // One sample per 200 us of the call's wall time (40 ms or more), each standing for the CPU
-  // time since the one before.
-  CHECK(in_plugin->count >= 100);
-  CHECK(in_plugin->time >= 30ms);
+  // One sample per 200 us of the call's CPU time (40 ms) with the task clock, one per kernel tick
+  // (4 or 10 ms) with the fallback, each standing for the CPU time since the one before.
+  CHECK(in_plugin->count >= (task_clock ? 150u : 3u));
+  CHECK(in_plugin->time >= (task_clock ? 35ms : 20ms));
   REQUIRE(s->first_call_host);
   CHECK(in_plugin->time <= s->first_call_host->cpu);
   partition::check_first(why, s->host);  // never more than the call's wall time, each instant once
@@ -208,4 +217,176 @@ TEST_CASE("a forked child samples its first calls with a timer of its own") {
     return in_plugin != nullptr && in_plugin->time >= 10ms ? 0 : 21;
   });
   CHECK(status == 0);
+}
+
+namespace {
+// A call that blocks for `timeout` and returns 0 where it timed out as asked, else the errno it
+// failed with (EINTR: a signal cut it short).
+using blocking_call = int (*)(std::chrono::milliseconds timeout);
+
+struct blocking_kind {
+  const char* name;
+  blocking_call call;
+};
+
+struct pipe_pair {
+  int fd[2] = {-1, -1};
+  pipe_pair() { REQUIRE(pipe(fd) == 0); }
+  ~pipe_pair() { close(fd[0]), close(fd[1]); }
+};
+
+int result(int r) { return r < 0 ? errno : 0; }
+
+const blocking_kind blocking_calls[] = {
+    {"poll", [](std::chrono::milliseconds t) {
+       pipe_pair p;
+       pollfd f{p.fd[0], POLLIN, 0};
+       return result(poll(&f, 1, static_cast<int>(t.count())));
+     }},
+    {"select", [](std::chrono::milliseconds t) {
+       pipe_pair p;
+       fd_set in;
+       FD_ZERO(&in);
+       FD_SET(p.fd[0], &in);
+       timeval tv{0, static_cast<suseconds_t>(t.count() * 1000)};
+       return result(select(p.fd[0] + 1, &in, nullptr, nullptr, &tv));
+     }},
+    {"epoll_wait", [](std::chrono::milliseconds t) {
+       pipe_pair p;
+       const int ep = epoll_create1(EPOLL_CLOEXEC);
+       REQUIRE(ep >= 0);
+       epoll_event e{};
+       e.events = EPOLLIN;
+       REQUIRE(epoll_ctl(ep, EPOLL_CTL_ADD, p.fd[0], &e) == 0);
+       const int r = result(epoll_wait(ep, &e, 1, static_cast<int>(t.count())));
+       close(ep);
+       return r;
+     }},
+    {"nanosleep", [](std::chrono::milliseconds t) {
+       const timespec ts{0, static_cast<long>(t.count()) * 1'000'000L};
+       return result(nanosleep(&ts, nullptr));
+     }},
+    {"sem_timedwait", [](std::chrono::milliseconds t) {
+       sem_t sem;
+       REQUIRE(sem_init(&sem, 0, 0) == 0);
+       timespec until{};
+       clock_gettime(CLOCK_REALTIME, &until);
+       until.tv_nsec += static_cast<long>(t.count()) * 1'000'000L;
+       until.tv_sec += until.tv_nsec / 1'000'000'000L;
+       until.tv_nsec %= 1'000'000'000L;
+       const int r = sem_timedwait(&sem, &until);
+       const int e = errno;
+       sem_destroy(&sem);
+       return r == 0 ? -1 : (e == ETIMEDOUT ? 0 : e);  // 0: timed out, as asked
+     }},
+};
+
+struct blocked_call {
+  int error = -1;
+  std::chrono::nanoseconds took{};
+};
+
+// Runs `kind` as the first call of a new site in a new thread (whose sampler makes its tick
+// of the kind the process prefers now), then unsampled, as the site's second call.
+std::pair<blocked_call, blocked_call> first_and_second(const blocking_kind& kind, const std::string& site,
+                                                       std::chrono::milliseconds timeout) {
+  std::pair<blocked_call, blocked_call> out;
+  std::thread([&] {
+    for (blocked_call* c : {&out.first, &out.second}) {
+      warmup::region_scope s{site};
+      const auto t0 = std::chrono::steady_clock::now();
+      c->error = kind.call(timeout);
+      c->took = std::chrono::steady_clock::now() - t0;
+    }
+  }).join();
+  return out;
+}
+}  // namespace
+
+TEST_CASE("a first call blocked in poll, select, epoll_wait, nanosleep or sem_timedwait is never interrupted") {
+  using warmup::detail::tick_kind;
+  warmup::set_cpu_sampling(200us);
+  auto& shared = warmup::detail::sampler_state();
+  const tick_kind before = shared.preferred.load();
+  constexpr auto timeout = 200ms;
+  for (const tick_kind tick : {tick_kind::task_clock, tick_kind::cpu_timer}) {
+    shared.preferred = tick;
+    for (const blocking_kind& kind : blocking_calls) {
+      const std::string site = std::string("sampling.blocked.") + kind.name + (tick == tick_kind::cpu_timer ? ".timer" : "");
+      const auto [first, second] = first_and_second(kind, site, timeout);
+      INFO(site << ": sampled first call " << first.took.count() << " ns, unsampled second " << second.took.count()
+                << " ns, tick " << static_cast<int>(shared.used_tick.load()));
+      CHECK(first.error == 0);  // not EINTR: it slept its whole timeout
+      CHECK(second.error == 0);
+      CHECK(first.took >= timeout);
+      CHECK(first.took <= timeout * 102 / 100);  // within 2%: no time lost to signals either
+    }
+    // The tick asked for was the one made, where this kernel allows it.
+    if (tick == tick_kind::cpu_timer) CHECK(shared.used_tick.load() == tick_kind::cpu_timer);
+  }
+  shared.preferred = before;
+  // Sampling was on: the sampled calls were first calls with a tick armed, not calls left alone.
+  const warmup::report r = warmup::snapshot();
+  CHECK(r.cpu_sampling.rfind("every 200 us of CPU time in first calls (", 0) == 0);
+}
+
+TEST_CASE("with the task clock, a first call's CPU time in the kernel is the kernel's") {
+  using warmup::detail::tick_kind;
+  warmup::set_cpu_sampling(200us);
+  bool task_clock = false;
+  std::thread([&] {
+    {
+      warmup::region_scope s{"sampling.faults"};
+      // Page faults on fresh anonymous memory: the kernel zeroes each page, on this thread's CPU.
+      const auto end = std::chrono::steady_clock::now() + 40ms;
+      while (std::chrono::steady_clock::now() < end) {
+        constexpr std::size_t size = 16u << 20;
+        void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        REQUIRE(p != MAP_FAILED);
+        for (std::size_t i = 0; i < size; i += 4096) static_cast<volatile char*>(p)[i] = 1;
+        munmap(p, size);
+      }
+    }
+    task_clock = warmup::detail::sampler_state().used_tick == tick_kind::task_clock;
+  }).join();
+  const warmup::report r = warmup::snapshot();
+  const auto* s = r.find(warmup::op_kind::region, "sampling.faults");
+  REQUIRE((s && s->host.first_call_causes && s->first_call_host));
+  const auto* kernel = host_code_in(*s->host.first_call_causes, "[kernel]");
+  INFO(r.cpu_sampling);
+  if (!task_clock) {  // the CPU-clock timer samples the kernel's time as the code it returns to
+    CHECK(kernel == nullptr);
+    return;
+  }
+  REQUIRE(kernel != nullptr);
+  CHECK(kernel->time >= s->first_call_host->cpu / 3);  // most of it: zeroing pages
+  CHECK(kernel->time <= s->first_call_host->cpu);
+  partition::check_first(*s->host.first_call_causes, s->host);
+}
+
+TEST_CASE("the task clock ticks on the thread's CPU time: a busy first call is sampled whatever the load") {
+  warmup::set_cpu_sampling(1000us);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> load;  // twice as many spinning threads as CPUs
+  for (unsigned i = 0; i < 2 * std::max(1u, std::thread::hardware_concurrency()); ++i)
+    load.emplace_back([&] {
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  spin_fn spin = plugin_spin();
+  bool task_clock = false;
+  std::thread([&] {
+    warmup::region_scope s{"sampling.under_load"};
+    spin(40'000'000);  // 40 ms of this thread's CPU, however long that takes
+    task_clock = warmup::detail::sampler_state().used_tick == warmup::detail::tick_kind::task_clock;
+  }).join();
+  stop = true;
+  for (auto& t : load) t.join();
+  const warmup::report r = warmup::snapshot();
+  const auto* s = r.find(warmup::op_kind::region, "sampling.under_load");
+  REQUIRE((s && s->host.first_call_causes));
+  const auto* in_plugin = host_code_in(*s->host.first_call_causes, "libwarmup_test_plugin.so");
+  REQUIRE(in_plugin != nullptr);
+  INFO(r.cpu_sampling << ": " << in_plugin->count << " samples in the plugin");
+  CHECK(in_plugin->count >= (task_clock ? 36u : 3u));  // one a ms of CPU: 40, less the clock reads'
 }

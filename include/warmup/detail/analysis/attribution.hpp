@@ -213,23 +213,33 @@ class cause_store {
     }
   }
 
-  /// The CPU samples of one cold call of `thread`, taken after its CPU clock read `armed_cpu_ns`:
-  /// each stands for the CPU time since the one before.
-  void add_samples(std::uint64_t thread, std::uint64_t armed_cpu_ns, const std::vector<cpu_sample>& v,
-                   std::uint32_t lost) noexcept {
+  /// The CPU samples of one cold call of `thread`: each stands for the CPU time since the one
+  /// before. Where they were taken in user mode only (a task clock), a sample stands for one
+  /// period of it, and the rest of the time since the one before was the kernel's.
+  void add_samples(std::uint64_t thread, const sampled_call& call) noexcept {
     const busy_section busy;
     WARMUP_TRY {
       std::lock_guard<std::mutex> lock(mutex_);
-      samples_lost_ += lost;
-      std::uint64_t cpu = armed_cpu_ns;
-      for (const cpu_sample& c : v) {
-        const std::uint64_t weight = c.cpu_ns > cpu ? c.cpu_ns - cpu : 0;
-        cpu = std::max(cpu, c.cpu_ns);
+      samples_lost_ += call.lost;
+      std::uint64_t cpu = call.armed_cpu_ns;
+      const std::uint64_t period = call.user_period_ns;
+      const auto keep = [&](const thread_sample& x) {
         if (samples_.size() >= sample_cap) {
           ++samples_lost_;
-          continue;
+          return;
         }
-        samples_.add({c.ns, c.ns + 1, c.pc, thread, weight});
+        samples_.add(x);
+      };
+      for (const cpu_sample& c : call.samples) {
+        std::uint64_t weight = c.cpu_ns > cpu ? c.cpu_ns - cpu : 0;
+        cpu = std::max(cpu, c.cpu_ns);
+        // A tick lands a period apart, give or take the timer's slack: the kernel's share is
+        // counted from the second period missed, so that slack never reads as kernel time.
+        if (period != 0 && weight >= period + period / 2) {
+          keep({c.ns, c.ns + 1, kernel_pc, thread, weight - period});
+          weight = period;
+        }
+        keep({c.ns, c.ns + 1, c.pc, thread, weight});
       }
     } WARMUP_CATCH_ALL {
     }

@@ -2,14 +2,16 @@
 /// @brief Where a cold call's CPU time went, by shared object: an opt-in sampler
 /// (`WARMUP_CPU_SAMPLING`, `set_cpu_sampling`) that runs during a site's first call only.
 ///
-/// A per-thread POSIX timer sends the thread SIGPROF every interval (on the steady clock: a timer
-/// on the thread's CPU clock is checked only at the kernel's tick, and on a loaded machine gave
-/// no sample at all in some 40 ms calls); the handler keeps the interrupted program counter, the
-/// time and the thread's CPU clock in a buffer of the thread's, and each sample stands for the
-/// CPU time the thread spent since the one before (none while it waited or was preempted), and nothing else: no allocation, no lock, no
-/// thread-local access (the buffer comes in the signal's value). Once the call ends the timer is
-/// disarmed and the samples go to the cause store; `snapshot()` maps each to its shared object
-/// with `dladdr` and splits the part of the call that no CUPTI record explains among them.
+/// Each thread that samples has a tick on its own CPU time (cpu_tick_source.hpp: a perf_event
+/// task clock, or a timer on the thread's CPU clock), which sends it SIGPROF every interval of CPU
+/// it spends, and never while it waits: a blocking system call is never interrupted (a tick on
+/// the wall clock made `poll`, `select`, `epoll_wait`, `nanosleep` and `sem_timedwait` return EINTR
+/// in measured programs). The handler keeps the interrupted program counter, the time and the
+/// thread's CPU clock in a buffer of the thread's, and each sample stands for the CPU time the
+/// thread spent since the one before: no allocation, no lock, no thread-local access (the buffer
+/// comes in the signal's value, or is found by the task clock's descriptor). Once the call ends
+/// the tick is disarmed and the samples go to the cause store; `snapshot()` maps each to its shared
+/// object with `dladdr` and splits the part of the call that no CUPTI record explains among them.
 ///
 /// The program's own profiling is never disturbed: SIGPROF is taken only while its disposition is
 /// the default (or the library's own); a program or profiler with a SIGPROF handler of its own
@@ -17,15 +19,14 @@
 /// the handler stays loaded to the process's end, so the handler never dangles after a dlclose.
 ///
 /// The sample is the leaf frame: time spent in libc or the dynamic loader on behalf of a library
-/// counts as libc's or the loader's. Like any SIGPROF profiler, a sample landing in a system call
-/// that SA_RESTART does not restart (poll, epoll_wait, nanosleep) makes it return EINTR: hence
-/// opt-in, and first calls only.
+/// counts as libc's or the loader's; with the task clock, CPU time in the kernel is the kernel's.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -40,6 +41,7 @@
 #include "warmup/config.hpp"
 #include "warmup/detail/analysis/attribution.hpp"
 #include "warmup/detail/analysis/cpu_samples.hpp"
+#include "warmup/detail/analysis/cpu_tick_source.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -64,11 +66,22 @@ inline std::uint64_t clock_ns(clockid_t which) noexcept {
   return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
 }
 
+/// The buffer a SIGPROF is for: a CPU-clock timer's carries it, a task clock's names its
+/// descriptor (a signal of the program's, or a stray one, names neither).
+inline sample_buffer* buffer_signalled(const siginfo_t* info) noexcept {
+  if (info == nullptr) return nullptr;
+  if (info->si_code == SI_TIMER) {
+    auto* b = static_cast<sample_buffer*>(info->si_value.sival_ptr);
+    return b != nullptr && sampler_state().known(b) ? b : nullptr;
+  }
+  if (info->si_code == POLL_IN || info->si_code == POLL_HUP) return sampler_state().with_fd(info->si_fd);
+  return nullptr;
+}
+
 /// The handler: async-signal-safe (clock_gettime and atomics on memory that is never freed).
 inline void on_cpu_sample(int, siginfo_t* info, void* context) noexcept {
-  if (info == nullptr || info->si_code != SI_TIMER) return;
-  auto* b = static_cast<sample_buffer*>(info->si_value.sival_ptr);
-  if (b == nullptr || !sampler_state().known(b) || b->magic != sample_buffer::tag) return;
+  sample_buffer* b = buffer_signalled(info);
+  if (b == nullptr || b->magic != sample_buffer::tag) return;
   if (!b->armed.load(std::memory_order_relaxed)) return;
   const int saved = errno;
   const std::uint32_t i = b->used.load(std::memory_order_relaxed);
@@ -114,92 +127,81 @@ inline const char* claim_sigprof() noexcept {
 enum class sampler_stage : unsigned char { none, made, armed };
 inline thread_local sampler_stage thread_sampling = sampler_stage::none;
 
-/// The calling thread's sampler: one timer, made at its first sampled call; armed from the
-/// start of a first call to its end (the outermost, where first calls nest).
+/// The calling thread's sampler: one tick source, made at its first sampled call; armed from
+/// the start of a first call to its end (the outermost, where first calls nest).
 class thread_sampler {
  public:
   thread_sampler() = default;
   thread_sampler(const thread_sampler&) = delete;
   thread_sampler& operator=(const thread_sampler&) = delete;
   ~thread_sampler() {
-    if (made_) ::timer_delete(timer_);
+    tick_.close(buffer_);
     if (buffer_ != nullptr) {
       buffer_->armed.store(false, std::memory_order_relaxed);
       sampler_state().give_back(buffer_);
     }
   }
 
-  /// Arms the timer for a call of `owner`, unless a call of this thread is already sampled.
+  /// Arms the tick for a call of `owner`, unless a call of this thread is already sampled.
   /// Returns why it could not, or nullptr where it samples (or was already sampling).
   const char* begin(const void* owner, std::uint64_t interval_ns) noexcept {
     if (owner_ != nullptr) return nullptr;
     if (const char* why = claim_sigprof()) return why;
-    if (buffer_ == nullptr && (buffer_ = sampler_state().take()) == nullptr)
+    sampler_shared& shared = sampler_state();
+    if (buffer_ == nullptr && (buffer_ = shared.take()) == nullptr)
       return "more threads sampled than the library keeps buffers for (1024)";
-    if (!made_) {
-      sigevent ev{};
-      ev.sigev_notify = SIGEV_THREAD_ID;
-      ev.sigev_signo = SIGPROF;
-      ev.sigev_value.sival_ptr = buffer_;
-#if defined(sigev_notify_thread_id)
-      ev.sigev_notify_thread_id = static_cast<pid_t>(::syscall(SYS_gettid));
-#else
-      ev._sigev_un._tid = static_cast<pid_t>(::syscall(SYS_gettid));
-#endif
-      if (::timer_create(CLOCK_MONOTONIC, &ev, &timer_) != 0)
-        return "timer_create on the thread's CPU clock failed";
-      made_ = true;
+    if (tick_.kind() == tick_kind::none) {
+      if (const char* why = tick_.make(buffer_, shared.preferred.load(std::memory_order_relaxed), interval_ns))
+        return why;
+      shared.used_tick.store(tick_.kind(), std::memory_order_relaxed);
+      if (tick_.refused_errno() != 0) shared.task_clock_refused.store(tick_.refused_errno(), std::memory_order_relaxed);
       thread_sampling = sampler_stage::made;
     }
     buffer_->used.store(0, std::memory_order_relaxed);
     buffer_->lost.store(0, std::memory_order_relaxed);
+    buffer_->user_period_ns = tick_.kind() == tick_kind::task_clock ? interval_ns : 0;
     buffer_->armed_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     buffer_->armed.store(true, std::memory_order_relaxed);
-    itimerspec every{};
-    every.it_interval.tv_sec = every.it_value.tv_sec = static_cast<time_t>(interval_ns / 1'000'000'000u);
-    every.it_interval.tv_nsec = every.it_value.tv_nsec = static_cast<long>(interval_ns % 1'000'000'000u);
-    if (::timer_settime(timer_, 0, &every, nullptr) != 0) {
+    if (!tick_.arm(interval_ns)) {
       buffer_->armed.store(false, std::memory_order_relaxed);
-      return "timer_settime failed";
+      return "the sampler's tick could not be armed";
     }
     owner_ = owner;
     thread_sampling = sampler_stage::armed;
     return nullptr;
   }
 
-  /// Ends the sampled call of `owner`: disarms and hands back its samples, and the CPU clock
-  /// when it was armed. Another owner's call (nested inside the sampled one) leaves the timer
-  /// running and returns nothing.
-  bool end(const void* owner, std::vector<cpu_sample>& out, std::uint64_t& armed_cpu_ns, std::uint32_t& lost) noexcept {
+  /// Ends the sampled call of `owner`: disarms and hands back its samples. Another owner's call
+  /// (nested inside the sampled one) leaves the tick running and returns false.
+  bool end(const void* owner, sampled_call& out) noexcept {
     if (owner_ == nullptr || owner_ != owner) return false;
     owner_ = nullptr;
     thread_sampling = sampler_stage::made;
-    const itimerspec stop{};
-    (void)::timer_settime(timer_, 0, &stop, nullptr);  // a signal it raised was delivered on return
+    tick_.disarm();  // a signal it raised was delivered on return
     buffer_->armed.store(false, std::memory_order_relaxed);
     const std::uint32_t n = buffer_->used.load(std::memory_order_acquire);
-    armed_cpu_ns = buffer_->armed_cpu_ns;
-    lost = buffer_->lost.load(std::memory_order_relaxed);
+    out.armed_cpu_ns = buffer_->armed_cpu_ns;
+    out.user_period_ns = buffer_->user_period_ns;
+    out.lost = buffer_->lost.load(std::memory_order_relaxed);
     WARMUP_TRY {
-      out.assign(buffer_->samples, buffer_->samples + n);
+      out.samples.assign(buffer_->samples, buffer_->samples + n);
     } WARMUP_CATCH_ALL {
       return false;
     }
     return true;
   }
 
-  /// In a forked child: the parent's timer is not inherited (its id may name one of the child's
-  /// own later), the buffer is.
+  /// In a forked child: the parent's tick is not the child's (cpu_tick_source::forget); the
+  /// buffer is kept.
   void forget_after_fork() noexcept {
-    made_ = false;
+    tick_.forget();
     owner_ = nullptr;
     thread_sampling = sampler_stage::made;
     if (buffer_ != nullptr) buffer_->armed.store(false, std::memory_order_relaxed);
   }
 
  private:
-  timer_t timer_{};
-  bool made_ = false;
+  cpu_tick_source tick_;
   sample_buffer* buffer_ = nullptr;
   const void* owner_ = nullptr;
 };
@@ -209,9 +211,28 @@ inline thread_sampler& my_sampler() noexcept {
   return s;
 }
 
+/// The report's sampling line: the status set (off, or its interval), and what ticked.
+inline std::string sampling_line(std::string status) {
+  if (status.rfind("every ", 0) != 0) return status;
+  const sampler_shared& s = sampler_state();
+  switch (s.used_tick.load(std::memory_order_relaxed)) {
+    case tick_kind::task_clock:
+      return status + " (perf_event task clock; time in the kernel: [kernel])";
+    case tick_kind::cpu_timer: {
+      const int refused = s.task_clock_refused.load(std::memory_order_relaxed);
+      return status + " (a timer on the thread's CPU clock, checked at the kernel's tick" +
+             (refused != 0 ? std::string(": perf_event_open refused, ") + std::strerror(refused) : std::string()) + ")";
+    }
+    case tick_kind::none:
+      break;
+  }
+  return status;
+}
+
 /// The file name of the shared object holding `pc` ("libcudnn_heuristic.so.9"), "[unknown]"
-/// where none does (JIT-generated code, an object unloaded since).
+/// where none does (JIT-generated code, an object unloaded since), "[kernel]" for `kernel_pc`.
 inline std::string object_of(std::uintptr_t pc) {
+  if (pc == kernel_pc) return "[kernel]";
   Dl_info info{};
   if (pc == 0 || ::dladdr(reinterpret_cast<const void*>(pc), &info) == 0 || info.dli_fname == nullptr ||
       *info.dli_fname == '\0')

@@ -150,6 +150,7 @@ inline void after_fork_in_child() noexcept {
   cause_records().collecting.store(false, std::memory_order_relaxed);
   cause_records().flush.store(nullptr, std::memory_order_relaxed);
   if (thread_sampling != sampler_stage::none) my_sampler().forget_after_fork();  // POSIX timers are not inherited
+  sampler_state().close_inherited();  // task clocks are, counting the parent's threads
   release_fork_locks();
 }
 

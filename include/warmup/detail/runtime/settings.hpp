@@ -116,7 +116,7 @@ WARMUP_DETAIL_RUNTIME void set_cpu_sampling(std::chrono::microseconds every) noe
     return;
   }
   store.set_sampling_status(used.count() == 0 ? std::string("off")
-                                              : "every " + std::to_string(used.count()) + " us in first calls, weighted by CPU time");
+                                              : "every " + std::to_string(used.count()) + " us of CPU time in first calls");
 #else
   (void)every;
 #endif

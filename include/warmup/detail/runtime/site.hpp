@@ -50,11 +50,8 @@ inline void start_cpu_sampling(const void* owner) noexcept {
 inline void stop_cpu_sampling(const void* owner) noexcept {
   if (thread_sampling != sampler_stage::armed) return;
   WARMUP_TRY {
-    std::vector<cpu_sample> samples;
-    std::uint64_t armed_cpu_ns = 0;
-    std::uint32_t lost = 0;
-    if (my_sampler().end(owner, samples, armed_cpu_ns, lost))
-      cause_records().add_samples(this_thread_id(), armed_cpu_ns, samples, lost);
+    sampled_call call;
+    if (my_sampler().end(owner, call)) cause_records().add_samples(this_thread_id(), call);
   } WARMUP_CATCH_ALL {
   }
 }
