@@ -21,6 +21,7 @@
 #include "../support/partition.hpp"
 #include "../support/test_plugin.hpp"
 #include "../support/settings_kept.hpp"
+#include "../support/thread_cpu.hpp"
 
 using warmup::cause;
 using warmup::detail::cause_record;
@@ -204,11 +205,7 @@ TEST_CASE("a first call's CPU time is the thread's CPU clock's: exact, and never
   using namespace std::chrono_literals;
   // The issue's program: a 300 us busy first call, then a sleeping one, five times over. Read
   // with getrusage, the busy call read 0 ns and its CPU time landed in the sleeping call.
-  const auto cpu_now = [] {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return std::int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
-  };
+  const auto cpu_now = warmup_test::thread_cpu_ns;
   std::int64_t body_cpu[5] = {};  // what each busy call's body spent, by the same clock
   for (int i = 0; i < 5; ++i) {
     const std::string busy = "attribution.cpu_exact.busy." + std::to_string(i);
@@ -326,6 +323,54 @@ TEST_CASE("CPU samples name only what no record covers, and never more than the 
   CHECK(heavy.named == 600);
   CHECK(heavy.objects[0].ns + heavy.objects[1].ns == 600);
   CHECK(heavy.objects[0].ns >= 400);
+}
+
+TEST_CASE("time off the CPU that no record covers is named waiting, placed by the CPU clock's readings") {
+  using warmup::detail::thread_sample;
+  using warmup::detail::waiting_in;
+  cold_window w{0, 10'000, 7};
+  w.cpu_start_ns = 50'000;
+  w.cpu_end_ns = 54'000;  // 4000 ns on the CPU, 6000 off
+  const auto records = split_window(w, {{cause::module_load, 0, 2'000, 7}});
+  // One reading at 5000 ns: 1000 ns of CPU before it. [0, 5000): 4000 off, of which the 3000 ns
+  // no record covers hold 3/5: 2400. [5000, 10000): 3000 of CPU, 2000 off, all uncovered.
+  const thread_sample at5000{5'000, 5'001, 0x1234, 7, 1'000, 51'000};
+  CHECK(waiting_in(w, records, {at5000}, 10'000) == 4'400);
+  CHECK(waiting_in(w, records, {at5000}, 1'000) == 1'000);  // held to what nothing else named
+  // Without the reading, the 6000 ns off the CPU spread over the call: 8/10 uncovered.
+  CHECK(waiting_in(w, records, {}, 10'000) == 4'800);
+  // A sample outside the window, or read on another clock range, is not a reading of this call.
+  const thread_sample stray{12'000, 12'001, 0x1234, 7, 1'000, 60'000};
+  CHECK(waiting_in(w, records, {stray}, 10'000) == 4'800);
+  // A call whose CPU clock was not read (a call after idling) names no waiting.
+  CHECK(waiting_in(cold_window{0, 10'000, 7}, records, {}, 10'000) == 0);
+}
+
+TEST_CASE("a first call that sleeps names its sleep as waiting, with its major page faults as evidence") {
+  using namespace std::chrono_literals;
+  // A record of another thread: the store holds something, so causes are reported.
+  warmup::detail::cause_records().add({cause::module_load, 0, 1, warmup::detail::this_thread_id() + 1});
+  {
+    warmup::region_scope s{"attribution.waits"};
+    warmup_test::spend_cpu(5'000'000);  // 5 ms on the CPU
+    std::this_thread::sleep_for(30ms);  // and 30 ms off it
+  }
+  const warmup::report r = warmup::snapshot();
+  const auto* s = r.find(warmup::op_kind::region, "attribution.waits");
+  REQUIRE((s && s->host.first_call_causes && s->first_call_host));
+  const warmup::attribution& why = *s->host.first_call_causes;
+  const warmup::cause_time* waiting = nullptr;
+  for (const auto& c : why.causes)
+    if (c.what == cause::waiting) waiting = &c;
+  REQUIRE(waiting != nullptr);
+  INFO("call " << why.call.count() << " ns, CPU " << s->first_call_host->cpu.count() << " ns, waiting "
+               << waiting->time.count() << " ns");
+  CHECK(waiting->time >= 30ms);
+  CHECK(waiting->time <= why.call - s->first_call_host->cpu + 1us);  // never more than it was off the CPU
+  CHECK(waiting->count == s->first_call_host->major_faults);
+  CHECK(why.causes.size() == 1);  // the 5 ms on the CPU stay unattributed: no sampling here
+  partition::check_first(why, s->host);
+  CHECK(warmup::to_json(r).find("\"what\":\"waiting\"") != std::string::npos);
 }
 
 TEST_CASE("the interval index finds every overlap, long intervals included") {

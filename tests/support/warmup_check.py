@@ -168,7 +168,9 @@ def check_causes(why, timing, host_clock, table=None, first=True, label="first_c
     assert why is not None, f"{label}: no causes"
     causes = why["causes"]
     times = [c["time"] for c in causes]
-    assert all(isinstance(t, int) and t > 0 and c["count"] >= 1 for t, c in zip(times, causes)), (label, causes)
+    # A count of records or samples is at least 1; waiting's is the major page faults meanwhile.
+    assert all(isinstance(t, int) and t > 0 and c["count"] >= (0 if c["what"] == "waiting" else 1)
+               for t, c in zip(times, causes)), (label, causes)
     assert times == sorted(times, reverse=True), f"{label}: causes not largest first: {times}"
     assert sum(times) == why["named"], f"{label}: the causes' times sum to {sum(times)} ns, not named = {why['named']}: {why}"
     assert 0 <= why["named"] <= why["call"], (

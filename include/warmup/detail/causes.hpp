@@ -29,10 +29,12 @@ enum class cause : std::uint8_t {
   sync_wait,         ///< blocked in a synchronising call (stream, event, device, context)
   library_load,      ///< shared libraries loaded by the process during the call (dlopen)
   host_code,         ///< CPU time in one shared object, from samples (`cause_time::where` names it)
+  waiting,           ///< off the CPU where no record says why: disk reads (major page faults), locks,
+                     ///< preemption; `cause_time::count` holds the major page faults meanwhile
 };
 
 /// @brief Number of causes.
-inline constexpr std::size_t cause_count = 11;
+inline constexpr std::size_t cause_count = 12;
 
 namespace detail {
 /// A cause's names: each entry says its cause, so a table out of the enum's order fails to compile.
@@ -53,6 +55,7 @@ inline constexpr cause_names cause_table[] = {
     {cause::sync_wait, "sync_wait", "sync wait"},
     {cause::library_load, "library_load", "shared library loads"},
     {cause::host_code, "host_code", "host code"},
+    {cause::waiting, "waiting", "waiting off the CPU"},
 };
 constexpr bool in_cause_order() noexcept {
   if (std::size(cause_table) != cause_count) return false;

@@ -34,6 +34,10 @@ struct cold_window {
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;
   std::uint64_t thread = 0;  ///< gettid
+  /// The thread's CPU clock at the call's start and end (CLOCK_THREAD_CPUTIME_ID), where read
+  /// (first calls): what the call spent off the CPU. 0 and 0 where not read.
+  std::uint64_t cpu_start_ns = 0, cpu_end_ns = 0;
+  std::uint64_t major_faults = 0;  ///< page faults that read from disk, where read
 };
 
 /// How a window's time splits among causes.
@@ -147,6 +151,7 @@ struct thread_sample {
   std::uintptr_t pc = 0;
   std::uint64_t thread = 0;
   std::uint64_t weight_ns = 0;  ///< the thread's CPU time since the sample before
+  std::uint64_t cpu_ns = 0;     ///< the thread's CPU clock when it was taken
 };
 
 /// The CPU time of a window that no record covers, by shared object: each sample outside the
@@ -187,6 +192,42 @@ host_code_split split_samples(const cold_window& w, const split& records, const 
   }
   out.named = weight;
   return out;
+}
+
+/// The time a window's thread spent off the CPU where no record covers, from its CPU clock read
+/// at the window's ends and at each sample: between two readings, wall time less CPU time is
+/// time off the CPU, put on the uncovered part of that stretch in proportion to its length (a
+/// record owns what it covers, waiting or not). Held to `room`, the window's time nothing else
+/// named; 0 where the window's CPU clock was not read.
+inline std::uint64_t waiting_in(const cold_window& w, const split& records, const std::vector<thread_sample>& samples,
+                                std::uint64_t room) {
+  if (w.cpu_end_ns == 0 || w.cpu_end_ns < w.cpu_start_ns || w.end_ns <= w.start_ns) return 0;
+  const auto uncovered = [&](std::uint64_t a, std::uint64_t b) {
+    std::uint64_t covered = 0;
+    for (const auto& [from, to] : records.covered) covered += std::max(a, std::min(b, to)) - std::max(a, std::min(b, from));
+    return b - a - std::min(b - a, covered);
+  };
+  double waiting = 0;
+  std::uint64_t t = w.start_ns, cpu = w.cpu_start_ns;
+  const auto stretch = [&](std::uint64_t t2, std::uint64_t cpu2) {
+    if (t2 <= t) return;
+    const std::uint64_t wall = t2 - t, on_cpu = cpu2 > cpu ? cpu2 - cpu : 0;
+    if (wall > on_cpu) waiting += double(wall - on_cpu) * double(uncovered(t, t2)) / double(wall);
+    t = t2;
+    cpu = std::max(cpu, cpu2);
+  };
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> readings;  // (when, CPU clock), in order
+  for (const thread_sample& x : samples)
+    if (x.start_ns > w.start_ns && x.start_ns < w.end_ns && x.cpu_ns >= w.cpu_start_ns && x.cpu_ns <= w.cpu_end_ns)
+      readings.emplace_back(x.start_ns, x.cpu_ns);
+  std::sort(readings.begin(), readings.end());
+  for (const auto& [when, clock] : readings) stretch(when, clock);
+  stretch(w.end_ns, w.cpu_end_ns);
+  // Samples' times come from the steady clock, the window's from the scopes' clock converted:
+  // a few microseconds apart, never to make more waiting than the call spent off the CPU.
+  const std::uint64_t span = w.end_ns - w.start_ns, on_cpu = w.cpu_end_ns - w.cpu_start_ns;
+  const std::uint64_t off_cpu = span > on_cpu ? span - on_cpu : 0;
+  return std::min({room, off_cpu, static_cast<std::uint64_t>(waiting)});
 }
 
 /// The cause records of the process, and the cold windows seen so far. Bounded: past `cap`
@@ -236,10 +277,10 @@ class cause_store {
         // A tick lands a period apart, give or take the timer's slack: the kernel's share is
         // counted from the second period missed, so that slack never reads as kernel time.
         if (period != 0 && weight >= period + period / 2) {
-          keep({c.ns, c.ns + 1, kernel_pc, thread, weight - period});
+          keep({c.ns, c.ns + 1, kernel_pc, thread, weight - period, c.cpu_ns});
           weight = period;
         }
-        keep({c.ns, c.ns + 1, c.pc, thread, weight});
+        keep({c.ns, c.ns + 1, c.pc, thread, weight, c.cpu_ns});
       }
     } WARMUP_CATCH_ALL {
     }

@@ -171,6 +171,13 @@ class thread_sampler {
     return nullptr;
   }
 
+  /// The clock of `owner`'s call starts now, the thread's CPU clock reading `cpu_ns`: its first
+  /// sample stands for the CPU time since then, not since the tick was armed (the library's own
+  /// work between). A call nested in the sampled one changes nothing.
+  void weigh_from(const void* owner, std::uint64_t cpu_ns) noexcept {
+    if (owner_ != nullptr && owner_ == owner && buffer_ != nullptr) buffer_->armed_cpu_ns = cpu_ns;
+  }
+
   /// Ends the sampled call of `owner`: disarms and hands back its samples. Another owner's call
   /// (nested inside the sampled one) leaves the tick running and returns false.
   bool end(const void* owner, sampled_call& out) noexcept {

@@ -36,11 +36,10 @@
 
 #include "warmup/config.hpp"
 #include "warmup/detail/analysis/cpu_samples.hpp"
+#include "warmup/detail/analysis/host_probe.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
-
-inline pid_t this_thread_tid() noexcept { return static_cast<pid_t>(::syscall(SYS_gettid)); }
 
 /// A thread's tick: made once, armed for each sampled call, closed with the thread.
 class cpu_tick_source {
@@ -54,9 +53,9 @@ class cpu_tick_source {
     ev.sigev_signo = SIGPROF;
     ev.sigev_value.sival_ptr = b;
 #if defined(sigev_notify_thread_id)
-    ev.sigev_notify_thread_id = this_thread_tid();
+    ev.sigev_notify_thread_id = static_cast<pid_t>(this_thread_id());
 #else
-    ev._sigev_un._tid = this_thread_tid();
+    ev._sigev_un._tid = static_cast<pid_t>(this_thread_id());
 #endif
     if (::timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &timer_) != 0)
       return "neither a perf_event task clock nor a timer on the thread's CPU clock could be made";
@@ -128,7 +127,7 @@ class cpu_tick_source {
       refused_errno_ = errno;
       return false;
     }
-    f_owner_ex owner{F_OWNER_TID, this_thread_tid()};
+    f_owner_ex owner{F_OWNER_TID, static_cast<pid_t>(this_thread_id())};
     if (::fcntl(fd, F_SETOWN_EX, &owner) != 0 || ::fcntl(fd, F_SETSIG, SIGPROF) != 0 ||
         ::fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0) {
       refused_errno_ = errno;

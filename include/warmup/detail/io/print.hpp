@@ -55,7 +55,10 @@ inline std::string why_line(const attribution& a) {
   std::chrono::nanoseconds rest{};
   std::uint64_t rest_samples = 0;
   for (const cause_time& c : a.causes) {
-    if (c.what != cause::host_code) {
+    if (c.what == cause::waiting) {
+      out += " " + std::string(describe(c.what)) + " " + format_duration(c.time) + " (" + std::to_string(c.count) +
+             " major page faults) +";
+    } else if (c.what != cause::host_code) {
       out += " " + std::string(describe(c.what)) + " " + format_duration(c.time) + " (" + std::to_string(c.count) + ") +";
     } else if (objects++ < objects_named) {
       out += " host code " + printable(c.where, 60) + " " + format_duration(c.time) + " (" + std::to_string(c.count) +

@@ -134,7 +134,9 @@ WARMUP_DETAIL_RUNTIME void site::first_call_clock_starts() noexcept {
   if (c == nullptr) return;
   const busy_section busy;
   std::lock_guard<std::mutex> lock(c->m);
-  if (c->before.ok) c->before = read_thread_usage();
+  if (!c->before.ok) return;
+  c->before = read_thread_usage();
+  if (thread_sampling == sampler_stage::armed) my_sampler().weigh_from(this, c->before.cpu_ns);
 }
 
 WARMUP_DETAIL_RUNTIME void site::cold_call_ends(std::uint64_t index, std::uint64_t start, std::uint64_t stop, bool after_idle) noexcept {
@@ -155,8 +157,13 @@ WARMUP_DETAIL_RUNTIME void site::cold_call_ends(std::uint64_t index, std::uint64
     const bool collecting = cause_records().collecting.load(std::memory_order_relaxed);
     cold_calls* c = index == 0 && !collecting ? cold_.load(std::memory_order_acquire) : cold();
     if (c == nullptr) return;
-    const cold_window w{start_ns, stop_ns, this_thread_id()};
+    cold_window w{start_ns, stop_ns, this_thread_id()};
     std::lock_guard<std::mutex> lock(c->m);
+    if (index == 0 && c->before.ok && after.ok) {
+      w.cpu_start_ns = c->before.cpu_ns;
+      w.cpu_end_ns = after.cpu_ns;
+      w.major_faults = after.major_faults - c->before.major_faults;
+    }
     if (index == 0) c->first = w;
     if (index == 0 && c->before.ok) {  // probed at its start (first_call_begins)
       host_signals h;

@@ -234,19 +234,24 @@ inline attribution attribute(const std::vector<cold_window>& windows, const timi
   for (const cold_window& w : windows) {
     const split sp = split_window(w, store.overlapping(w));
     for (std::size_t c = 0; c < cause_count; ++c) ns[c] += sp.ns[c], count[c] += sp.count[c];
-    const host_code_split hc = split_samples(w, sp, store.samples_in(w), object_of);
+    const std::vector<thread_sample> samples = store.samples_in(w);
+    const host_code_split hc = split_samples(w, sp, samples, object_of);
     for (const auto& o : hc.objects) {
       auto it = std::find_if(host.begin(), host.end(), [&](const auto& h) { return h.where == o.where; });
       if (it == host.end()) host.push_back(o);
       else it->ns += o.ns, it->samples += o.samples;
     }
     const auto d = static_cast<std::int64_t>(w.end_ns - w.start_ns);
+    const std::uint64_t span = w.end_ns - w.start_ns, taken = sp.named + hc.named;
+    const std::uint64_t waited = waiting_in(w, sp, samples, span > taken ? span - taken : 0);
+    ns[static_cast<std::size_t>(cause::waiting)] += waited;
+    if (waited != 0) count[static_cast<std::size_t>(cause::waiting)] += w.major_faults;
     call += d;
     excess += d - p50;
-    named += static_cast<std::int64_t>(sp.named + hc.named);
+    named += static_cast<std::int64_t>(taken + waited);
   }
   for (std::size_t c = 0; c < cause_count; ++c)
-    if (ns[c] != 0)
+    if (ns[c] != 0)  // waiting's count: the major page faults meanwhile, its evidence
       a.causes.push_back({static_cast<cause>(c), std::chrono::nanoseconds{static_cast<long long>(ns[c])}, count[c], {}});
   for (auto& h : host)
     if (h.ns != 0)
