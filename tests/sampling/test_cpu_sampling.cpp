@@ -440,3 +440,44 @@ TEST_CASE("with sampling, a first call's time is named: its CPU by object, the r
   CHECK(why.named * 100 >= why.excess * 95);
   partition::check_first(why, s->host);
 }
+
+TEST_CASE("a program that closes the task clock's descriptor gets a new one, and its own file is left alone") {
+  warmup::set_cpu_sampling(200us);
+  spin_fn spin = plugin_spin();
+  std::thread([&] {
+    { warmup::region_scope s{"sampling.before_close"}; spin(2'000'000); }
+    const int fd = warmup::detail::sampler_state().used_tick == warmup::detail::tick_kind::task_clock
+                       ? [] {
+                           for (std::uint32_t i = 0; i < warmup::detail::sampler_shared::max_buffers; ++i)
+                             if (auto* b = warmup::detail::sampler_state().buffers[i].load())
+                               if (b->fd >= 0) return b->fd.load();
+                           return -1;
+                         }()
+                       : -1;
+    if (fd < 0) return;  // the CPU-clock fallback has no descriptor
+    // As a daemon does: close it, and open a file of the program's that takes its number.
+    REQUIRE(close(fd) == 0);
+    int p[2];
+    REQUIRE(pipe(p) == 0);
+    const int mine = p[0] == fd ? p[0] : (dup2(p[0], fd), fd);
+    {
+      warmup::region_scope s{"sampling.after_close"};
+      spin(20'000'000);
+    }
+    // The program's pipe is still a working pipe, with no signal or flag of the sampler's.
+    CHECK(fcntl(mine, F_GETSIG) == 0);
+    CHECK((fcntl(mine, F_GETFL) & O_ASYNC) == 0);
+    REQUIRE(write(p[1], "x", 1) == 1);
+    char c = 0;
+    CHECK(read(mine, &c, 1) == 1);
+    CHECK(c == 'x');
+    close(p[0]), close(p[1]);
+    if (mine != p[0]) close(mine);
+  }).join();
+  const warmup::report r = warmup::snapshot();
+  const auto* s = r.find(warmup::op_kind::region, "sampling.after_close");
+  REQUIRE((s && s->host.first_call_causes));
+  const auto* in_plugin = host_code_in(*s->host.first_call_causes, "libwarmup_test_plugin.so");
+  REQUIRE(in_plugin != nullptr);  // sampled, by a task clock made anew
+  CHECK(in_plugin->count >= 50);
+}

@@ -150,7 +150,7 @@ class thread_sampler {
     sampler_shared& shared = sampler_state();
     if (buffer_ == nullptr && (buffer_ = shared.take()) == nullptr)
       return "more threads sampled than the library keeps buffers for (1024)";
-    if (tick_.kind() == tick_kind::none) {
+    if (tick_.kind() == tick_kind::none || tick_.lost(buffer_)) {
       if (const char* why = tick_.make(buffer_, shared.preferred.load(std::memory_order_relaxed), interval_ns))
         return why;
       shared.used_tick.store(tick_.kind(), std::memory_order_relaxed);

@@ -64,6 +64,16 @@ class cpu_tick_source {
   }
 
   tick_kind kind() const noexcept { return kind_; }
+
+  /// Whether the task clock's descriptor is still the event made: a program that closes every
+  /// descriptor (as daemons do) may have closed it, and its number may name the program's own
+  /// file since. Then it is forgotten, never touched again, and `make` runs anew.
+  bool lost(sample_buffer* b) noexcept {
+    if (kind_ != tick_kind::task_clock || ::fcntl(fd_, F_GETSIG) == SIGPROF) return false;
+    if (b != nullptr) b->fd.store(-1, std::memory_order_relaxed);
+    kind_ = tick_kind::none;
+    return true;
+  }
   /// Why the task clock was refused (an errno), 0 where it was not tried or not refused.
   int refused_errno() const noexcept { return refused_errno_; }
 
