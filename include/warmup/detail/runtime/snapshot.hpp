@@ -209,7 +209,9 @@ inline std::vector<std::string> notes_for(const site_report& s) {
     notes.push_back(std::to_string(u.dropped) + " device measurements dropped: too many in flight");
   if (s.exceptions != 0)
     notes.push_back(std::to_string(s.exceptions) + " calls ended by an exception");
-  if (!h.steady && h.calls > 0) notes.push_back("no steady state yet: too few calls");
+  // Only where more calls would help: a site called once by design (a context, a handle) has its
+  // first call and nothing to say about a steady state; the table counts those under itself.
+  if (!h.steady && h.calls > 1) notes.push_back("no steady state yet: too few calls");
   if (h.steady && !h.steady->enough_calls)
     notes.push_back("only " + std::to_string(h.steady->calls) + (h.steady->calls == 1 ? " steady call" : " steady calls") +
                     ": the p50 is uncertain" +
