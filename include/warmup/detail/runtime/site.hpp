@@ -147,10 +147,8 @@ WARMUP_DETAIL_RUNTIME void site::cold_call_ends(std::uint64_t index, std::uint64
   if (index == 0) stop_cpu_sampling(this);
   const busy_section busy;
   // In steady-clock ns, as CUPTI's records are: converted over the call's own length, from a
-  // pair read now; and a pair kept where one is due, so the rate is known from the second call on.
-  time_base& time = static_cast<time_base&>(*time_);
-  time.calibrate(false);
-  const time_base::converter now = time.recent();
+  // pair read now, which is kept where one is due, so the rate is known from the second call on.
+  const time_base::converter now = static_cast<time_base&>(*time_).recent_calibrated();
   const std::uint64_t start_ns = now.to_ns(start), stop_ns = now.to_ns(stop);
   WARMUP_TRY {
     // A first call keeps its window where it was probed or attribution runs: a program of
