@@ -18,6 +18,7 @@
 #include <cstring>
 #include <ctime>
 #include <mutex>
+#include <new>
 
 #include <unistd.h>
 #include <string_view>
@@ -102,7 +103,8 @@ inline run_identity identity_now() {
   const int pid = static_cast<int>(::getpid());
   const run_identity* k = kept.load(std::memory_order_acquire);
   if (k != nullptr && k->pid == pid) return *k;
-  const run_identity* fresh = new run_identity(read_identity());
+  const run_identity* fresh = new (std::nothrow) run_identity(read_identity());
+  if (fresh == nullptr) return read_identity();  // out of memory: read now, keep nothing
   if (kept.compare_exchange_strong(k, fresh, std::memory_order_acq_rel)) return *fresh;
   run_identity id = k->pid == pid ? *k : *fresh;  // another thread published first
   delete fresh;
