@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -19,6 +20,7 @@
 #include "warmup/detail/io/text_table.hpp"
 #include "warmup/detail/io/json.hpp"
 #include "warmup/merge.hpp"
+#include "warmup/report_file.hpp"
 #include "warmup/detail/io/svg.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -188,15 +190,28 @@ inline bool has_extension(std::string_view path, std::string_view ext) noexcept 
   return path.size() >= ext.size() && path.substr(path.size() - ext.size()) == ext;
 }
 
-/// A merged report in the format a destination's extension names: `.json`, `.csv`, `.svg`,
-/// anything else the table (the tool's `-o` and `warmup::mpi::write_merged` alike).
-inline std::string merged_text_for(std::string_view destination, const merged_report& m) {
-  if (has_extension(destination, ".json")) return to_json(m) + '\n';
-  if (has_extension(destination, ".csv")) return to_csv(m);
-  if (has_extension(destination, ".svg")) return to_svg(m);
+/// A merged report in format `f`; empty for a trace (a merge keeps no timeline).
+inline std::optional<std::string> merged_text(const merged_report& m, report_format f) {
+  switch (f) {
+    case report_format::json: return to_json(m) + '\n';
+    case report_format::csv: return to_csv(m);
+    case report_format::svg: return to_svg(m);
+    case report_format::trace: return std::nullopt;
+    case report_format::table: break;
+  }
   std::ostringstream os;
   print(m, os);
   return os.str();
+}
+
+/// A merged report in the format a destination's extension names: `.json`, `.csv`, `.svg`,
+/// anything else the table (the tool's `-o`).
+inline std::string merged_text_for(std::string_view destination, const merged_report& m) {
+  const report_format f = has_extension(destination, ".json")  ? report_format::json
+                          : has_extension(destination, ".csv") ? report_format::csv
+                          : has_extension(destination, ".svg") ? report_format::svg
+                                                               : report_format::table;
+  return *merged_text(m, f);
 }
 
 }  // namespace detail

@@ -19,6 +19,7 @@
 
 #include "warmup/config.hpp"
 #include "warmup/detail/io/rank_wire.hpp"
+#include "warmup/detail/io/report_file.hpp"
 #include "warmup/merge.hpp"
 #include "warmup/merge_formats.hpp"
 #include "warmup/report_file.hpp"
@@ -137,10 +138,12 @@ inline std::optional<merged_report> gather(const report& mine, MPI_Comm comm, in
 }
 
 /// @brief Gathers this process's report (`warmup::snapshot()`) from every rank and writes the
-/// merge on `root` to each destination of `spec`: a comma-separated list of files whose
-/// extension names the format (`.json`, `.csv`, `.svg`, anything else the table) or `stdout`
-/// / `stderr`. Collective. Errors are said on stderr, never thrown; returns whether this rank
-/// did its part (and on `root`, whether every destination was written).
+/// merge on `root` to each destination of `spec`, as `WARMUP_REPORT` takes them
+/// (`parse_destinations`): `stdout`, `stderr`, files whose extension names the format (`.txt`,
+/// `.json`, `.csv`, `.svg`) or a path with the format after a colon (`/dev/fd/3:json`), comma
+/// separated; a merge has no trace. Collective. Errors are said on stderr, never thrown, and
+/// what could not be written goes there as the merged table; returns whether this rank did its
+/// part (and on `root`, whether every destination was written).
 /// \code
 ///   MPI_Init(&argc, &argv);
 ///   ... // scopes
@@ -156,26 +159,31 @@ inline bool write_merged(std::string_view spec, MPI_Comm comm = MPI_COMM_WORLD, 
       return false;
     }
     if (!m) return true;  // not the root
-    bool ok = true;
-    std::size_t from = 0;
-    while (from <= spec.size()) {
-      std::size_t to = spec.find(',', from);
-      if (to == std::string_view::npos) to = spec.size();
-      const std::string dest(spec.substr(from, to - from));
-      from = to + 1;
-      if (dest.empty()) continue;
-      const std::string text = detail::merged_text_for(dest, *m);
-      if (dest == "stdout" || dest == "stderr") {
-        (dest == "stdout" ? std::cout : std::cerr) << text << std::flush;
+    std::vector<report_destination> dests;
+    bool ok = parse_destinations(spec, dests, error);
+    if (!ok) std::cerr << "warmup: write_merged: " << error << "; the merged table follows instead\n";
+    bool table_said = false;
+    for (const report_destination& d : dests) {
+      const std::optional<std::string> text = detail::merged_text(*m, d.format);
+      if (!text) {
+        std::cerr << "warmup: write_merged: " << d.target << ": a merged report has no " << info(d.format).name
+                  << " format; the merged table follows instead\n";
+        ok = false;
         continue;
       }
-      const std::string why = write_file_atomically(dest, text);
+      if (d.target == "stdout" || d.target == "stderr") {
+        (d.target == "stdout" ? std::cout : std::cerr) << *text << std::flush;
+        table_said = table_said || (d.target == "stderr" && d.format == report_format::table);
+        continue;
+      }
+      const std::string why = detail::is_special_file(d.target) ? detail::write_special_file(d.target, *text)
+                                                                : write_file_atomically(d.target, *text);
       if (!why.empty()) {
         std::cerr << "warmup: " << why << "; the merged table follows instead\n";
-        print(*m, std::cerr);
         ok = false;
       }
     }
+    if (!ok && !table_said) print(*m, std::cerr);  // once, whatever failed: nothing measured is lost
     return ok;
   }
   WARMUP_CATCH_ALL { return false; }

@@ -115,7 +115,8 @@ TEST_CASE("the causes partition the call: they add up to what is named, within t
   CHECK(a.named.count() == 600);
   CHECK(a.unattributed.count() == 200);
   partition::check(a, t);
-  CHECK(warmup::detail::why_line(a).find("unattributed 200 ns") != std::string::npos);
+  const std::string why = partition::why_text(a, t);
+  CHECK(partition::line_starting(why, "unattributed").find(" 200 ns  25%") != std::string::npos);
 
   st.p50 = std::chrono::nanoseconds{700};  // named (600) now exceeds the excess (300)
   t.steady = st;
@@ -135,7 +136,7 @@ TEST_CASE("the causes partition the call: they add up to what is named, within t
   CHECK(two.excess.count() == 1100);
   CHECK(two.named.count() == 900);
   partition::check(two, t);
-  CHECK(warmup::detail::why_line(over).find("exceed the excess by 300 ns") != std::string::npos);
+  CHECK(partition::why_text(over, t).find("exceed the excess by 300 ns") != std::string::npos);
 }
 
 TEST_CASE("the store keeps a synchronisation only where a cold call was") {

@@ -2,9 +2,11 @@
 // host, the process; WARMUP_REPORT's placeholders, and ranks that never overwrite each other.
 #include "catch.hpp"
 
+#include <cstdlib>
 #include <map>
 #include <string>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "warmup/profile.hpp"
@@ -114,4 +116,34 @@ TEST_CASE("ranks above 0 and forked children get their own file without a placeh
   CHECK(file_tag("report.%p.json", id, true) == "3");
   CHECK(file_tag("report.%r.%p.json", id, true).empty());
   CHECK(warmup::detail::tagged_path("out/report.json", "3.99") == "out/report.3.99.json");
+}
+
+TEST_CASE("the identity is read once per process, and again in a forked child") {
+  const warmup::report before = warmup::snapshot();
+  if (before.identity.rank) return;  // launched as a job: its variables are not this test's to change
+  // A variable set after the first snapshot is not read again: the process's identity stands.
+  ::setenv("RANK", "5", 1);
+  ::setenv("WORLD_SIZE", "8", 1);
+  const warmup::report after = warmup::snapshot();
+  CHECK_FALSE(after.identity.rank);
+  CHECK(after.identity.pid == before.identity.pid);
+  CHECK(after.identity.host == before.identity.host);
+  // A child has its own pid, so it reads its identity again, variables and all.
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const warmup::run_identity child = warmup::snapshot().identity;
+    int bad = 0;
+    if (child.pid != static_cast<int>(::getpid())) bad |= 1;
+    if (child.rank != 5 || child.world_size != 8) bad |= 2;
+    if (warmup::snapshot().identity.pid != child.pid) bad |= 4;
+    _exit(bad);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  ::unsetenv("RANK");
+  ::unsetenv("WORLD_SIZE");
+  CHECK(warmup::snapshot().identity.pid == static_cast<int>(::getpid()));
 }

@@ -1,11 +1,13 @@
 // The table and the JSON, read back as text (tests/json/ parses the JSON with a real parser).
 #include "catch.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "warmup/profile.hpp"
+#include "warmup/detail/runtime/snapshot.hpp"
 
 using namespace std::chrono_literals;
 
@@ -18,7 +20,6 @@ warmup::report sample_report() {
   once.op = warmup::op_kind::context;
   once.calls = once.host.calls = 1;
   once.host.first = 120ms;
-  once.notes = {"no steady state yet: too few calls"};
   warmup::site_report copy;
   copy.name = "upload";
   copy.op = warmup::op_kind::h2d;
@@ -52,7 +53,8 @@ TEST_CASE("the table shows every site, its figures and its notes") {
   CHECK(t.find("once") != std::string::npos);
   CHECK(t.find("context") != std::string::npos);
   CHECK(t.find("120 ms") != std::string::npos);
-  CHECK(t.find("note: no steady state yet") != std::string::npos);
+  CHECK(t.find("note: no steady state yet") == std::string::npos);  // called once: more calls would not help
+  CHECK(t.find("\n1 site ran once: its first call is its only call") != std::string::npos);
   CHECK(t.find("upload") != std::string::npos);
   CHECK(t.find("+2.00 ms") != std::string::npos);
   CHECK(t.find("0.3 / 1.0 / 0.6 (host)") != std::string::npos);
@@ -146,4 +148,172 @@ TEST_CASE("report::find tells sites apart by kind and name") {
   CHECK(r.find(warmup::op_kind::context, "once") == &r.sites[0]);
   CHECK(r.find(warmup::op_kind::region, "upload") == nullptr);
   CHECK(r.find(warmup::op_kind::h2d, "nothing") == nullptr);
+}
+
+namespace {
+std::string table_of(const warmup::report& r) {
+  std::ostringstream os;
+  warmup::print(r, os);
+  return os.str();
+}
+
+/// The lines of `text` from the one that starts with `head` (indent ignored) to the next that is
+/// not indented more than it: a site's "why:" and its breakdown.
+std::vector<std::string> block(const std::string& text, const std::string& head) {
+  std::vector<std::string> lines, out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  const auto indent = [](const std::string& l) { return l.find_first_not_of(' '); };
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].compare(indent(lines[i]), head.size(), head) != 0) continue;
+    out.push_back(lines[i]);
+    for (std::size_t j = i + 1; j < lines.size() && indent(lines[j]) > indent(lines[i]); ++j) out.push_back(lines[j]);
+    break;
+  }
+  return out;
+}
+
+warmup::site_report steady_site(const char* name, std::chrono::nanoseconds first, std::chrono::nanoseconds p50) {
+  warmup::site_report s;
+  s.name = name;
+  s.calls = s.host.calls = 50;
+  s.host.first = first;
+  warmup::steady_state st;
+  st.calls = 49;
+  st.enough_calls = true;
+  st.p50 = st.p90 = st.p99 = st.p999 = st.min = st.max = st.mean = p50;
+  s.host.steady = st;
+  s.host.first_call_excess = first - p50;
+  return s;
+}
+
+warmup::attribution why_of(const warmup::timing& t, std::vector<warmup::cause_time> causes) {
+  warmup::attribution a;
+  a.calls = 1;
+  a.call = t.first;
+  a.excess = t.first - (t.steady ? t.steady->p50 : std::chrono::nanoseconds{0});
+  a.causes = std::move(causes);
+  for (const warmup::cause_time& c : a.causes) a.named += c.time;
+  a.unattributed = a.excess - a.named;
+  return a;
+}
+}  // namespace
+
+TEST_CASE("the table: why a first call was slow, one cause a line, largest first, with its share of the excess") {
+  using warmup::cause;
+  warmup::site_report s = steady_site("forward", 101ms, 1ms);  // excess 100 ms
+  s.host.first_call_causes = why_of(s.host, {{cause::module_load, 40ms, 21, {}},
+                                             {cause::host_code, 20ms, 20, "libcudnn_heuristic.so.9"},
+                                             {cause::host_code, 10ms, 10, "libc.so.6"},
+                                             {cause::device_alloc, 5ms, 11, {}},
+                                             {cause::lazy_kernel_load, 4ms, 19, {}},
+                                             {cause::pinned_alloc, 2ms, 1, {}},
+                                             {cause::jit_cache_load, 1ms, 2, {}}});
+  warmup::report r;
+  r.sites = {s};
+  const std::vector<std::string> why = block(table_of(r), "why:");
+  REQUIRE(why.size() == 8);  // the head, five causes, "2 more", unattributed
+  CHECK(why[0] == "    why: first call 100 ms over the steady p50:");
+  CHECK(why[1] == "        module loads                       40.0 ms   40%  (21)");
+  CHECK(why[2] == "        host code libcudnn_heuristic.so.9  20.0 ms   20%  (20 samples)");
+  CHECK(why[5] == "        lazy kernel loads                  4.00 ms  4.0%  (19)");
+  CHECK(why[6] == "        2 more causes                      3.00 ms  3.0%");
+  CHECK(why[7] == "        unattributed                       18.0 ms   18%");
+
+  // Six causes: the sixth has its own line rather than "1 more".
+  s.host.first_call_causes->causes.pop_back();
+  r.sites = {s};
+  CHECK(block(table_of(r), "why:").size() == 8);
+  CHECK(table_of(r).find("more causes") == std::string::npos);
+}
+
+TEST_CASE("the table: a first call faster than the steady p50, and one with no steady p50, said in plain words") {
+  using warmup::cause;
+  warmup::site_report fast = steady_site("fast", 885us, 1ms);
+  fast.host.first_call_causes = why_of(fast.host, {{cause::module_load, 30us, 1, {}}});
+  warmup::site_report once;
+  once.name = "cublasCreate";
+  once.calls = once.host.calls = 1;
+  once.host.first = 301ms;
+  once.host.first_call_causes = why_of(once.host, {{cause::module_load, 150ms, 4, {}}});
+  warmup::report r;
+  r.sites = {fast, once};
+  const std::string t = table_of(r);
+  CHECK(block(t, "why:")[0] ==
+        "    why: first call 115 us under the steady p50: no excess to explain (the named causes took 30.0 us of it, as they may "
+        "in the steady calls)");
+  CHECK(block(t, "why:").size() == 1);
+  CHECK(block(t, "why:")[0].find('-') == std::string::npos);  // no negative "over"
+  const std::vector<std::string> only = block(t.substr(t.find("cublasCreate")), "why:");
+  REQUIRE(only.size() == 3);
+  CHECK(only[0] == "    why: first call 301 ms, no steady p50 to compare with: the excess is the whole call:");
+  CHECK(only[1] == "        module loads  150 ms  50%  (4)");
+  CHECK(only[2] == "        unattributed  151 ms  50%");
+  CHECK(t.find("over the steady p50") == std::string::npos);
+  CHECK(t.find("\n1 site ran once: its first call is its only call, with no steady state to compare it with\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("the table: host lines only where the first call waited, faulted or loaded libraries; the rest in one line") {
+  warmup::report r;
+  const auto site = [&](const char* name, std::chrono::nanoseconds first, warmup::host_signals h) {
+    warmup::site_report s = steady_site(name, first, first / 10);
+    s.first_call_host = std::move(h);
+    r.sites.push_back(s);
+  };
+  warmup::host_signals small;  // 21 us, off the CPU throughout: a driver round trip
+  site("small", 21300ns, small);
+  warmup::host_signals working;  // 5 ms of work, a few faults
+  working.cpu = 5ms;
+  working.minor_faults = 40;
+  site("working", 5ms, working);
+  warmup::host_signals waited;  // 4 of 5 ms off the CPU
+  waited.cpu = 1ms;
+  site("waited", 5ms, waited);
+  warmup::host_signals faulted;
+  faulted.cpu = 3ms;
+  faulted.minor_faults = 5000;
+  site("faulted", 3ms, faulted);
+  warmup::host_signals major;
+  major.cpu = 100us;
+  major.major_faults = 1;
+  site("major", 100us, major);
+  warmup::host_signals loaded;
+  loaded.cpu = 50us;
+  loaded.libraries_loaded = {"libcublasLt.so.13"};
+  site("loaded", 50us, loaded);
+  warmup::host_signals context;
+  context.cpu = 80us;
+  context.context_existed = false;
+  site("context", 100us, context);
+  const std::string t = table_of(r);
+  const auto host_line_under = [&](const std::string& name) {
+    const std::size_t row = t.find("\n" + name + " ");
+    REQUIRE(row != std::string::npos);
+    const std::size_t next = t.find('\n', row + 1);
+    return t.compare(next + 1, 10, "    host: ") == 0;
+  };
+  CHECK_FALSE(host_line_under("small"));
+  CHECK_FALSE(host_line_under("working"));
+  CHECK(host_line_under("waited"));
+  CHECK(host_line_under("faulted"));
+  CHECK(host_line_under("major"));
+  CHECK(host_line_under("loaded"));
+  CHECK(host_line_under("context"));
+  CHECK(t.find("\nhost: 2 more first calls neither waited long, faulted many pages nor loaded a library") != std::string::npos);
+  CHECK(t.find("ran once") == std::string::npos);
+}
+
+TEST_CASE("notes: 'too few calls' only where more calls would help") {
+  warmup::site_report s;
+  s.calls = s.host.calls = 1;
+  s.host.first = 1ms;
+  const auto says = [&] {
+    const std::vector<std::string> notes = warmup::detail::notes_for(s);
+    return std::find(notes.begin(), notes.end(), "no steady state yet: too few calls") != notes.end();
+  };
+  CHECK_FALSE(says());  // called once: its first call is all there is
+  s.calls = s.host.calls = 3;  // three calls, every later one cold again after idling
+  s.host.cold_recurrences = 2;
+  CHECK(says());
 }

@@ -2,6 +2,7 @@
 #include "catch.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <limits>
 #include <sstream>
@@ -444,4 +445,35 @@ TEST_CASE("a name buffer reused at the same address for another name finds the o
     REQUIRE(r.find(op_kind::region, front) != nullptr);
     CHECK(r.find(op_kind::region, front)->calls == 7);
   }
+}
+
+TEST_CASE("a thread refused a shard takes one once another thread gives its back") {
+  using warmup::detail::shard_slot;
+  warmup::detail::site& s = *warmup::detail::find_or_add_site(op_kind::region, "scope.shard.retry");
+  for (int i = 0; i < 10'000; ++i) (void)s.begin_call(nullptr);  // past the first calls: shards are given
+  // Every shard taken, each by a thread that waits; its slot outlives it (its end writes there).
+  constexpr std::size_t holders = warmup::detail::site::max_shards;
+  std::vector<shard_slot> slots(holders);
+  std::vector<std::thread> pool;
+  std::atomic<std::size_t> holding{0}, with_shard{0};
+  std::atomic<int> release{-1};  // the holder that may end; holders() + 1: all
+  for (std::size_t t = 0; t < holders; ++t)
+    pool.emplace_back([&, t] {
+      with_shard += s.begin_call(&slots[t]).from != nullptr;
+      ++holding;
+      while (release.load() != int(t) && release.load() != int(holders) + 1) std::this_thread::yield();
+    });  // the thread's end gives its shard back
+  while (holding.load() != holders) std::this_thread::yield();
+  REQUIRE(with_shard.load() == holders);
+  static shard_slot mine;  // noted by this thread for its end: must outlive the test
+  CHECK(s.begin_call(&mine).from == nullptr);  // none left: the shared lane
+  CHECK(mine.refused);
+  CHECK(s.begin_call(&mine).from == nullptr);  // none freed meanwhile: no new try
+  release = 0;
+  pool[0].join();
+  CHECK(s.begin_call(&mine).from != nullptr);  // one was given back: taken
+  CHECK_FALSE(mine.refused);
+  release = int(holders) + 1;
+  for (std::size_t t = 1; t < holders; ++t) pool[t].join();
+  CHECK(s.shard_count() == holders);
 }

@@ -159,3 +159,20 @@ TEST_CASE("the steady clock, forced or chosen, converts nothing", "[clock]") {
   CHECK(m.to_ns(987'654'321) == 987'654'321);
   CHECK_FALSE(t.add({1, 2, 3}, true));  // nothing to calibrate
 }
+
+TEST_CASE("a cold call's end reads one pair: the one it converts with is the one kept", "[clock]") {
+  time_base t;
+  t.start(steady_forced() ? "forced" : nullptr);
+  if (t.source() != time_source::counter) return;  // no trusted counter here: nothing is read
+  std::this_thread::sleep_for(1ms);  // the next pair is due 10 us after the first
+  const time_base::converter c = t.recent_calibrated();
+  const auto m = t.map();
+  REQUIRE(m.count == 2);
+  CHECK(m.pairs[1].ticks == c.at.ticks);  // a second read would be later
+  CHECK(m.pairs[1].ns == c.at.ns);
+  // Due or not, the next converts from a pair of its own; kept only where due.
+  const time_base::converter soon = t.recent_calibrated();
+  CHECK(soon.at.ticks > c.at.ticks);
+  const auto later = t.map();
+  if (later.count == 3) CHECK(later.pairs[2].ticks == soon.at.ticks);
+}

@@ -10,7 +10,7 @@ import sys
 
 mpiexec, program, out = sys.argv[1:4]
 os.makedirs(out, exist_ok=True)
-for f in ("merged.json", "merged.txt"):
+for f in ("merged.json", "merged.txt", "merged.out", "merged.out:csv", "merged.trace.json"):
     if os.path.exists(os.path.join(out, f)):
         os.remove(os.path.join(out, f))
 env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
@@ -46,5 +46,11 @@ only = sites["rank only"]
 check([f["rank"] for f in only["per_rank"]] == [1, 3] and only["missing_ranks"] == [0, 2], "rank only: on odd ranks, the others missing")
 table = open(os.path.join(out, "merged.txt")).read()
 check("warmup merge: 4 ranks" in table and "missing on ranks 0, 2" in table, "the table too")
+out_csv = open(os.path.join(out, "merged.out")).read() if os.path.exists(os.path.join(out, "merged.out")) else ""
+check(out_csv.split("\n", 1)[0].count(",") > 3 and "step" in out_csv,
+      "a destination's format after a colon: merged.out:csv wrote CSV to merged.out")
+check(not os.path.exists(os.path.join(out, "merged.out:csv")), "no file named after the whole destination")
+check(not os.path.exists(os.path.join(out, "merged.trace.json")) and "a merged report has no trace format" in p.stderr
+      and p.stderr.count("warmup merge: 4 ranks") >= 1, "a trace destination is refused, said, and the table goes to stderr")
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)

@@ -47,8 +47,12 @@ int main(int argc, char** argv) {
   // A root outside the communicator is refused on every rank, and nothing hangs.
   expect(!warmup::mpi::gather(warmup::snapshot(), MPI_COMM_WORLD, size, error) && error.find("no rank") != std::string::npos,
          "a root outside the communicator is refused (" + error + ")");
-  const bool written = warmup::mpi::write_merged(dir + "/merged.json," + dir + "/merged.txt");
+  // Destinations as WARMUP_REPORT takes them: spaces around an entry, a format after a colon.
+  const bool written = warmup::mpi::write_merged(dir + "/merged.json," + dir + "/merged.txt , " + dir + "/merged.out:csv");
   expect(written, "write_merged succeeds on rank " + std::to_string(rank));
+  // A merge has no trace: refused on the root, said, the table on stderr instead.
+  const bool trace = warmup::mpi::write_merged(dir + "/merged.trace.json");
+  expect(trace == (rank != 0), "write_merged refuses a trace on the root only (rank " + std::to_string(rank) + ")");
   // The user's communicator keeps its own error handler.
   MPI_Errhandler h;
   MPI_Comm_get_errhandler(MPI_COMM_WORLD, &h);

@@ -369,7 +369,7 @@ TEST_CASE("with the task clock, a first call's CPU time in the kernel is the ker
   const auto* s = r.find(warmup::op_kind::region, "sampling.faults");
   REQUIRE((s && s->host.first_call_causes && s->first_call_host));
   const auto* kernel = host_code_in(*s->host.first_call_causes, "[kernel]");
-  INFO(r.cpu_sampling << "\n" << warmup::detail::why_line(*s->host.first_call_causes) << "\nCPU "
+  INFO(r.cpu_sampling << "\n" << partition::why_text(*s->host.first_call_causes, s->host) << "\nCPU "
                       << s->first_call_host->cpu.count() << " ns");
   if (!task_clock) {  // the CPU-clock timer samples the kernel's time as the code it returns to
     CHECK(kernel == nullptr);

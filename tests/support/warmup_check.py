@@ -188,19 +188,45 @@ def check_causes(why, timing, host_clock, table=None, first=True, label="first_c
             assert abs(why["excess"] - timing["first_call_excess"]) <= slack, (
                 f"{label}: excess {why['excess']} ns is not first - steady p50 = {timing['first_call_excess']} ns")
     if table is not None:
-        calls = "first call " if first else (f"{why['calls']} cold calls " if why["calls"] > 1 else "")
-        # "... over the steady p50 = cause + cause ...", or with no cause and the call at or below
-        # the p50, "... over the steady p50; the named causes exceed ...".
-        head = f"why: {calls}{format_duration(why['excess'])} over the steady p50"
-        lines = [l.strip() for l in table.splitlines() if l.strip().startswith(head)]
-        if why["unattributed"] < 0:
-            said = f"the named causes exceed the excess by {format_duration(-why['unattributed'])}"
-            ok = any(said in l for l in lines)
+        who = "first call" if first else (f"{why['calls']} cold calls" if why["calls"] > 1 else "cold call")
+        # "why: first call 12 ms over the steady p50:" then a line a cause and the unattributed
+        # rest (or by how much the named causes exceed the excess); without a steady p50 the
+        # excess is the whole call; at or under the p50, one line: no excess to explain.
+        if timing["steady"] is None:
+            head = f"why: {who} {format_duration(why['excess'])}, no steady p50 to compare with"
+        elif why["excess"] <= 0:
+            under = f" {format_duration(-why['excess'])} under" if why["excess"] < 0 else " at"
+            head = f"why: {who}{under} the steady p50: no excess to explain"
         else:
-            said = f" unattributed {format_duration(why['unattributed'])}"
-            ok = any(l.endswith(said) and "exceed the excess" not in l for l in lines)
-        assert ok, f"{label}: the table has no line '{head} ...{said}': {lines or 'no why line for it'}"
+            head = f"why: {who} {format_duration(why['excess'])} over the steady p50:"
+        blocks = why_blocks(table, head)
+        if why["excess"] <= 0 and timing["steady"] is not None:
+            ok, said = bool(blocks), ""
+        elif why["unattributed"] < 0:
+            said = f"the named causes exceed the excess by {format_duration(-why['unattributed'])}"
+            ok = any(said in l for b in blocks for l in b)
+        else:
+            said = f"unattributed {format_duration(why['unattributed'])}"
+            ok = any(" ".join(l.split()).startswith(said) for b in blocks for l in b)
+        assert ok, f"{label}: the table has no '{head}' with '{said}' under it: {blocks or 'no why line for it'}"
     return why
+
+
+def why_blocks(table, head):
+    """Each "why:" line of the table that starts with `head`, with the breakdown indented under
+    it, as lists of stripped lines."""
+    lines = table.splitlines()
+    indent = lambda l: len(l) - len(l.lstrip(" "))
+    out = []
+    for i, l in enumerate(lines):
+        if l.strip().startswith(head):
+            block = [l.strip()]
+            for m in lines[i + 1:]:
+                if indent(m) <= indent(l):
+                    break
+                block.append(m.strip())
+            out.append(block)
+    return out
 
 
 def check_site_causes(site, doc, table, label):

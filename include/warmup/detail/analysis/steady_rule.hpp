@@ -54,8 +54,9 @@ struct steady_run {
 
 /// Whether the rule is judged after the n-th call: after every call up to 512, then 64 times
 /// between one power of two and the next (every p/64-th call, p the power of two at or below n),
-/// so that a loop of a million short calls judges about 1200 times in all (512 + 64 x 11), not a million, and
-/// stops at most 1.6% of its calls later than it could have.
+/// so that a loop of 2^20 short calls judges 1,216 times in all (512, then 63 up to 1024 and 64 in
+/// each doubling after, 2^20 one more), not a million, and stops at most 1.6% of its calls later
+/// than it could have.
 constexpr bool judged_after(std::size_t n) noexcept {
   if (n <= 512) return true;
   std::size_t p = 512;

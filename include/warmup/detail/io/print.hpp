@@ -5,6 +5,9 @@
 
 #include "warmup/config.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <ostream>
 #include <sstream>
@@ -44,36 +47,97 @@ inline std::string pad(const std::string& s, std::size_t width, bool right) {
 
 namespace detail {
 
-/// "118 ms over the steady p50 = module loads 61 ms (4) + host code libcudnn_heuristic.so.9
-/// 40 ms (40 samples) + ... + unattributed 17 ms". The largest few shared objects by name, the
-/// rest together.
-inline std::string why_line(const attribution& a) {
-  constexpr std::size_t objects_named = 6;
-  std::string out = (a.calls > 1 ? std::to_string(a.calls) + " cold calls " : std::string()) + format_duration(a.excess) +
-                    " over the steady p50 =";
-  std::size_t objects = 0, rest_objects = 0;
-  std::chrono::nanoseconds rest{};
-  std::uint64_t rest_samples = 0;
-  for (const cause_time& c : a.causes) {
-    if (c.what == cause::waiting) {
-      out += " " + std::string(describe(c.what)) + " " + format_duration(c.time) + " (" + std::to_string(c.count) +
-             " major page faults) +";
-    } else if (c.what != cause::host_code) {
-      out += " " + std::string(describe(c.what)) + " " + format_duration(c.time) + " (" + std::to_string(c.count) + ") +";
-    } else if (objects++ < objects_named) {
-      out += " host code " + printable(c.where, 60) + " " + format_duration(c.time) + " (" + std::to_string(c.count) +
-             " samples) +";
-    } else {
-      ++rest_objects, rest += c.time, rest_samples += c.count;
-    }
+/// "4.5%", "35%", "<0.1%": a part of a whole, in two digits at most.
+inline std::string share(std::chrono::nanoseconds part, std::chrono::nanoseconds whole) {
+  if (whole.count() <= 0) return "-";
+  const double p = 100.0 * double(part.count()) / double(whole.count());
+  if (p > 0 && p < 0.05) return "<0.1%";
+  return fmt(p < 9.95 ? "%.1f%%" : "%.0f%%", p);
+}
+
+/// Which cold calls an attribution is of.
+enum class slow_calls { first, recurrences };
+
+/// Why cold calls were slow, as a head line and under it a short breakdown: one line a cause,
+/// largest first, with its share of the excess; past the first few the rest together; last what
+/// no cause explains (or by how much the named causes exceed the excess). `has_steady`: the site
+/// has a steady p50 (without one the excess is the whole call, and the head says so).
+///   why: first call 297 ms over the steady p50:
+///       module loads                 104 ms   35%  (21)
+///       host code libc.so.6         70.8 ms   24%  (67 samples)
+///       ...
+///       unattributed                12.0 ms  4.0%
+inline std::vector<std::string> why_lines(const attribution& a, slow_calls which, bool has_steady) {
+  constexpr std::size_t causes_named = 5;  // a sixth cause gets its own line rather than "1 more"
+  const std::string who = which == slow_calls::first ? std::string("first call")
+                          : a.calls == 1            ? std::string("cold call")
+                                                    : std::to_string(a.calls) + " cold calls";
+  std::string head;
+  if (!has_steady) {
+    head = "why: " + who + " " + format_duration(a.excess) + ", no steady p50 to compare with: the excess is the whole call";
+  } else if (a.excess.count() <= 0) {
+    // Faster than the steady calls: nothing to split, and a share of a negative excess means nothing.
+    head = "why: " + who + (a.excess.count() < 0 ? " " + format_duration(-a.excess) + " under" : " at") +
+           " the steady p50: no excess to explain";
+    if (a.named.count() > 0)
+      head += " (the named causes took " + format_duration(a.named) + " of it, as they may in the steady calls)";
+    return {head};
+  } else {
+    head = "why: " + who + " " + format_duration(a.excess) + " over the steady p50";
   }
-  if (rest_objects != 0)
-    out += " host code in " + std::to_string(rest_objects) + " other objects " + format_duration(rest) + " (" +
-           std::to_string(rest_samples) + " samples) +";
-  if (a.unattributed.count() >= 0) return out + " unattributed " + format_duration(a.unattributed);
-  out.pop_back();
-  return out + "; the named causes exceed the excess by " + format_duration(-a.unattributed) +
-         " (the steady calls spend time on them too)";
+  struct part {
+    std::string what, time, share, count;
+  };
+  std::vector<part> parts;
+  const bool cap = a.causes.size() > causes_named + 1;
+  std::chrono::nanoseconds rest{};
+  for (std::size_t i = 0; i < a.causes.size(); ++i) {
+    const cause_time& c = a.causes[i];
+    if (cap && i >= causes_named) {
+      rest += c.time;
+      continue;
+    }
+    const bool host = c.what == cause::host_code;
+    // waiting's count is its evidence, the major page faults meanwhile (reads from disk).
+    const char* counted = host ? " samples)" : c.what == cause::waiting ? " major page faults)" : ")";
+    parts.push_back({host ? "host code " + printable(c.where, 40) : std::string(describe(c.what)), format_duration(c.time),
+                     share(c.time, a.excess), "(" + std::to_string(c.count) + counted});
+  }
+  if (cap)
+    parts.push_back({std::to_string(a.causes.size() - causes_named) + " more causes", format_duration(rest), share(rest, a.excess), ""});
+  if (a.unattributed.count() >= 0)
+    parts.push_back({"unattributed", format_duration(a.unattributed), share(a.unattributed, a.excess), ""});
+  const auto chars = [](const std::string& t) {  // UTF-8 lead bytes, as pad counts
+    return std::size_t(std::count_if(t.begin(), t.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  };
+  std::size_t what_w = 0, time_w = 0, share_w = 0;
+  for (const part& p : parts)
+    what_w = std::max(what_w, chars(p.what)), time_w = std::max(time_w, p.time.size()), share_w = std::max(share_w, p.share.size());
+  std::vector<std::string> out{head + ":"};
+  for (const part& p : parts) {
+    std::string line = "    " + pad(p.what, what_w, false) + "  " + pad(p.time, time_w, true) + "  " + pad(p.share, share_w, true);
+    if (!p.count.empty()) line += "  " + p.count;
+    out.push_back(std::move(line));
+  }
+  if (a.unattributed.count() < 0)
+    out.push_back("    the named causes exceed the excess by " + format_duration(-a.unattributed) +
+                  " (the steady calls spend time on them too)");
+  return out;
+}
+
+/// Whether a first call's host signals say something about it, worth a line under its site;
+/// the others are counted in one line under the table (their figures stay in the JSON).
+inline bool host_signals_tell(const host_signals& h, std::chrono::nanoseconds wall) {
+  // A wait under a millisecond is a scheduler slice or a driver round trip that any call may
+  // take; it tells something only when it is most of the call and long enough to matter.
+  const std::chrono::nanoseconds off_cpu = wall - h.cpu;
+  const bool waited = off_cpu * 2 > wall && off_cpu >= std::chrono::milliseconds{1};
+  // Each minor fault costs about a microsecond (a page mapped, often zeroed): a thousand of them
+  // is a millisecond of the call, while a small call's few dozen (its stack, a fresh heap page)
+  // explain nothing.
+  constexpr std::uint64_t many_minor_faults = 1000;
+  return waited || h.major_faults != 0 || h.minor_faults >= many_minor_faults || !h.libraries_loaded.empty() ||
+         h.context_existed == false;
 }
 
 /// "CPU 184 ms of 188 ms (working, not waiting), 51000 minor and 45 major page faults, loaded libcudnn.so.9".
@@ -126,7 +190,9 @@ WARMUP_DETAIL_RUNTIME void print(const report& r, std::ostream& os) {
   const std::vector<std::string> head = {"site", "op", "clock", "calls", "warm-up", "first",
                                          "p50",  "p90", "p99",  "first excess", "warm-up excess", "GB/s first/steady/mean"};
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::vector<std::pair<const char*, std::string>>> notes;  // (label, text) under each site's rows
+  std::vector<std::vector<std::string>> notes;  // the lines under each site's rows
+  // What would be the same line under many sites is said once, under the table.
+  std::size_t ran_once = 0, quiet_first_calls = 0;
   for (const site_report& s : r.sites) {
     const auto row = [&](const timing& t, const char* clock, bool with_name) {
       std::vector<std::string> c;
@@ -156,10 +222,18 @@ WARMUP_DETAIL_RUNTIME void print(const report& r, std::ostream& os) {
     row(s.host, "host", true);
     if (s.device) row(*s.device, "dev", false);
     auto& under = notes.back();
-    if (s.host.first_call_causes) under.emplace_back("why", "first call " + detail::why_line(*s.host.first_call_causes));
-    if (s.host.cold_causes) under.emplace_back("why", detail::why_line(*s.host.cold_causes));
-    if (s.first_call_host) under.emplace_back("host", detail::host_line(*s.first_call_host, s.host.first));
-    for (const std::string& n : s.notes) under.emplace_back("note", n);
+    const auto add = [&](std::vector<std::string> lines) { under.insert(under.end(), lines.begin(), lines.end()); };
+    const bool has_steady = s.host.steady.has_value();
+    if (s.host.first_call_causes) add(detail::why_lines(*s.host.first_call_causes, detail::slow_calls::first, has_steady));
+    if (s.host.cold_causes) add(detail::why_lines(*s.host.cold_causes, detail::slow_calls::recurrences, has_steady));
+    if (s.first_call_host) {
+      if (detail::host_signals_tell(*s.first_call_host, s.host.first))
+        under.push_back("host: " + detail::host_line(*s.first_call_host, s.host.first));
+      else
+        ++quiet_first_calls;
+    }
+    for (const std::string& n : s.notes) under.push_back("note: " + n);
+    ran_once += s.host.calls == 1;
   }
   std::vector<std::size_t> width(head.size());
   for (std::size_t i = 0; i < head.size(); ++i) width[i] = head[i].size();
@@ -182,9 +256,16 @@ WARMUP_DETAIL_RUNTIME void print(const report& r, std::ostream& os) {
   line(head);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     line(rows[i]);
-    for (const auto& [label, text] : notes[i]) os << "    " << label << ": " << text << '\n';
+    for (const std::string& text : notes[i]) os << "    " << text << '\n';
   }
   if (r.sites.empty()) os << "(no site was measured)\n";
+  if (ran_once != 0)
+    os << (ran_once == 1 ? std::string("1 site ran once: its first call is its only call")
+                         : std::to_string(ran_once) + " sites ran once: their first call is their only call")
+       << ", with no steady state to compare it with\n";
+  if (quiet_first_calls != 0)
+    os << "host: " << (quiet_first_calls == 1 ? std::string("1 more first call") : std::to_string(quiet_first_calls) + " more first calls")
+       << " neither waited long, faulted many pages nor loaded a library (figures: first_call_host in JSON)\n";
   os << "library (outside every measurement): NVTX init " << detail::format_duration(r.library.nvtx_init)
      << ", " << r.library.event_pairs << " event pairs made in "
      << detail::format_duration(r.library.event_pools) << ", " << r.library.site_bytes

@@ -55,7 +55,9 @@ struct alignas(64) shard {
 /// thread's name cache. Trivially constructible and destructible (no TLS destructor).
 struct shard_slot {
   shard* p = nullptr;
-  bool refused = false;  ///< the site had no shard left to give: this thread uses the shared lane
+  bool ended = false;    ///< its thread is ending (or could not note a shard): the shared lane for good
+  bool refused = false;  ///< the site had no shard left to give: the shared lane until one is given back
+  std::uint32_t seen = 0;  ///< the site's count of shards given back when it refused
 };
 
 class site;
@@ -281,6 +283,9 @@ class site final : public device_sink {
   mutable std::atomic<bool> shards_busy_{false};
   std::size_t shard_count_ = 0;
   shard* spare_ = nullptr;
+  /// Shards given back so far: a thread refused one tries again once this moves, and only then
+  /// (a load a call meanwhile, no lock).
+  std::atomic<std::uint32_t> given_back_{0};
 
   cold_calls* cold() noexcept;
 };

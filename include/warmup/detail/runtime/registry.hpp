@@ -95,7 +95,7 @@ struct name_cache {
 
   /// The shards this thread took, given back when it ends (before the entries above, whose
   /// slots point at some of them, are freed). A scope that runs later in the thread's end, in
-  /// another thread_local's destructor, finds its slot refused and uses the site's shared lane.
+  /// another thread_local's destructor, finds its slot ended and uses the site's shared lane.
   struct held_shard {
     site* s;
     shard_slot* slot;
@@ -105,7 +105,7 @@ struct name_cache {
     for (const held_shard& h : held) {
       if (h.slot->p != nullptr) h.s->give_back(h.slot->p);
       h.slot->p = nullptr;
-      h.slot->refused = true;
+      h.slot->ended = true;
     }
     held.clear();
   }
@@ -159,7 +159,8 @@ WARMUP_DETAIL_RUNTIME named_site* lookup_slow(recent_name& r, op_kind k, std::st
     // The thread is ending and its table is gone: the site without a shard of this thread's.
     thread_local named_site late;
     late.s = measuring.load(std::memory_order_relaxed) ? sites().find_or_add(k, name) : nullptr;
-    late.slot = shard_slot{nullptr, true};
+    late.slot = shard_slot{};
+    late.slot.ended = true;
     return late.s != nullptr ? &late : nullptr;
   }
   WARMUP_TRY {

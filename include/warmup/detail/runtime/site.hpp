@@ -146,10 +146,8 @@ WARMUP_DETAIL_RUNTIME void site::cold_call_ends(std::uint64_t index, std::uint64
   if (index == 0) stop_cpu_sampling(this);
   const busy_section busy;
   // In steady-clock ns, as CUPTI's records are: converted over the call's own length, from a
-  // pair read now; and a pair kept where one is due, so the rate is known from the second call on.
-  time_base& time = static_cast<time_base&>(*time_);
-  time.calibrate(false);
-  const time_base::converter now = time.recent();
+  // pair read now, which is kept where one is due, so the rate is known from the second call on.
+  const time_base::converter now = static_cast<time_base&>(*time_).recent_calibrated();
   const std::uint64_t start_ns = now.to_ns(start), stop_ns = now.to_ns(stop);
   WARMUP_TRY {
     // A first call keeps its window where it was probed or attribution runs: a program of
@@ -258,6 +256,7 @@ WARMUP_DETAIL_RUNTIME void site::reset() noexcept {
     s->lane.reset();
     s->spare = std::exchange(spare_, s);
   }
+  given_back_.fetch_add(1, std::memory_order_relaxed);  // a slot refused in the parent tries again
   shards_busy_.store(false, std::memory_order_relaxed);  // a thread the child does not have may have held it
   new (&idle_) idle_tracker{};
   new (&sampler_) device_sampler{};
@@ -284,12 +283,20 @@ WARMUP_DETAIL_RUNTIME series* site::device_series() noexcept {
 }
 
 WARMUP_DETAIL_RUNTIME call_ticket site::begin_call_slow(shard_slot* slot) noexcept {
-  if (slot != nullptr && !slot->refused && past_.load(std::memory_order_relaxed)) {
-    if (slot->p == nullptr && (slot->p = take_shard()) != nullptr && !hold_shard(this, slot)) {
-      give_back(slot->p);  // no room to note it: it could not be given back at the thread's end
-      slot->p = nullptr;
+  // A thread refused a shard (all were taken) tries again once one has been given back.
+  if (slot != nullptr && slot->refused && slot->seen != given_back_.load(std::memory_order_relaxed)) slot->refused = false;
+  if (slot != nullptr && !slot->ended && !slot->refused && past_.load(std::memory_order_relaxed)) {
+    if (slot->p == nullptr) {
+      const std::uint32_t seen = given_back_.load(std::memory_order_relaxed);  // before: a shard freed meanwhile is seen
+      if ((slot->p = take_shard()) == nullptr) {
+        slot->refused = true;
+        slot->seen = seen;
+      } else if (!hold_shard(this, slot)) {
+        give_back(slot->p);  // no room to note it: it could not be given back at the thread's end
+        slot->p = nullptr;
+        slot->ended = true;
+      }
     }
-    if (slot->p == nullptr) slot->refused = true;
     if (shard* sh = slot->p) {
       const std::uint64_t i = entered_.fetch_add(index_block, std::memory_order_relaxed);
       sh->next = i + 1;
@@ -324,6 +331,7 @@ WARMUP_DETAIL_RUNTIME void site::give_back(shard* s) noexcept {
   s->next = s->end = 0;
   s->spare = spare_;
   spare_ = s;
+  given_back_.fetch_add(1, std::memory_order_relaxed);
 }
 
 WARMUP_DETAIL_RUNTIME cold_calls* site::cold() noexcept {

@@ -12,11 +12,13 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <mutex>
+#include <new>
 
 #include <unistd.h>
 #include <string_view>
@@ -70,9 +72,9 @@ inline std::string iso_utc(std::int64_t ms) {
   return text;
 }
 
-/// Who is writing the report. The launcher's variables are read each time (they do not change;
-/// a value that cannot be trusted is said once, in the notices).
-inline run_identity identity_now() {
+/// Who is writing the report, read now: the launcher's variables (a value that cannot be
+/// trusted is said once, in the notices), the host's name, the pid.
+inline run_identity read_identity() {
   run_identity id;
   const rank_reading rr = read_rank([](const char* n) { return std::getenv(n); });
   id.rank = rr.rank;
@@ -88,6 +90,24 @@ inline run_identity identity_now() {
   id.host = host_name();
   id.pid = static_cast<int>(::getpid());
   id.started = iso_utc(once().start_wall_ms.load(std::memory_order_relaxed));
+  return id;
+}
+
+/// read_identity(), once per process: the host's name and the launcher's variables do not change
+/// while it runs. A forked child has a pid of its own, so it reads its identity again (its notices
+/// were cleared at the fork: a rank variable it cannot trust is said again, in its own report).
+/// No lock, so a fork can never leave one held: an identity once published is never freed (one a
+/// process, and one more in each forked child that takes a snapshot).
+inline run_identity identity_now() {
+  static std::atomic<const run_identity*> kept{nullptr};
+  const int pid = static_cast<int>(::getpid());
+  const run_identity* k = kept.load(std::memory_order_acquire);
+  if (k != nullptr && k->pid == pid) return *k;
+  const run_identity* fresh = new (std::nothrow) run_identity(read_identity());
+  if (fresh == nullptr) return read_identity();  // out of memory: read now, keep nothing
+  if (kept.compare_exchange_strong(k, fresh, std::memory_order_acq_rel)) return *fresh;
+  run_identity id = k->pid == pid ? *k : *fresh;  // another thread published first
+  delete fresh;
   return id;
 }
 
@@ -209,7 +229,9 @@ inline std::vector<std::string> notes_for(const site_report& s) {
     notes.push_back(std::to_string(u.dropped) + " device measurements dropped: too many in flight");
   if (s.exceptions != 0)
     notes.push_back(std::to_string(s.exceptions) + " calls ended by an exception");
-  if (!h.steady && h.calls > 0) notes.push_back("no steady state yet: too few calls");
+  // Only where more calls would help: a site called once by design (a context, a handle) has its
+  // first call and nothing to say about a steady state; the table counts those under itself.
+  if (!h.steady && h.calls > 1) notes.push_back("no steady state yet: too few calls");
   if (h.steady && !h.steady->enough_calls)
     notes.push_back("only " + std::to_string(h.steady->calls) + (h.steady->calls == 1 ? " steady call" : " steady calls") +
                     ": the p50 is uncertain" +

@@ -177,14 +177,21 @@ class time_base : public time_reading {
     }
   };
   converter recent() const noexcept {
-    converter c;
     const time_source s = source_.load(std::memory_order_acquire);
-    if (s == time_source::steady) return c;
-    c.identity = false;
-    c.rate = rate_.load(std::memory_order_relaxed);
-    if (s == time_source::counter) c.at = read_pair();
-    else c.at = {frozen_ticks_.load(std::memory_order_relaxed), frozen_ns_.load(std::memory_order_relaxed), 0};
-    return c;
+    if (s == time_source::counter) return converter_at(read_pair());
+    return not_counting(s);
+  }
+
+  /// recent(), whose one pair also calibrates where one is due (cold paths: a first call's end):
+  /// one pair read, not one for each.
+  converter recent_calibrated() noexcept {
+    const time_source s = source_.load(std::memory_order_acquire);
+    if (s != time_source::counter) return not_counting(s);
+    const clock_pair p = read_pair();
+    if (p.ns >= next_due_ns_.load(std::memory_order_relaxed)) (void)add(p, false);
+    // A pair that disagreed has just dropped the counter: convert as the frozen clock does.
+    const time_source after = source_.load(std::memory_order_acquire);
+    return after == time_source::counter ? converter_at(p) : not_counting(after);
   }
 
   /// The pairs and the rate as they stand.
@@ -254,6 +261,23 @@ class time_base : public time_reading {
 
   /// How long after `last` the next pair is due: a quarter of the baseline so far, between 10 us
   /// and 1 s, so a run keeps a few dozen pairs (geometric at first, then one a second, thinned).
+  converter converter_at(const clock_pair& p) const noexcept {
+    converter c;
+    c.identity = false;
+    c.rate = rate_.load(std::memory_order_relaxed);
+    c.at = p;
+    return c;
+  }
+  /// The converter where the counter is not read: the steady clock's identity, or the frozen pair.
+  converter not_counting(time_source s) const noexcept {
+    converter c;
+    if (s == time_source::steady) return c;
+    c.identity = false;
+    c.rate = rate_.load(std::memory_order_relaxed);
+    c.at = {frozen_ticks_.load(std::memory_order_relaxed), frozen_ns_.load(std::memory_order_relaxed), 0};
+    return c;
+  }
+
   static double gap_ns(const clock_pair& first, const clock_pair& last) noexcept {
     return std::clamp(double(last.ns - first.ns) / 4, double(min_gap_ns), 1e9);
   }
