@@ -9,7 +9,11 @@ install(DIRECTORY include/warmup DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES cmake/warmup_runtime.cpp DESTINATION ${CMAKE_INSTALL_DATADIR}/warmup)
 if(TARGET warmup-report)
   # OPTIONAL: a header-only install (configure, then install, no build) stays possible; the
-  # package then has no warmup::report-tool (its config looks for the program first).
+  # package then has no warmup::report-tool (its config looks for the program first, and says
+  # what to do to a consumer that asks for the component report-tool). The install says so too.
+  install(CODE "if(NOT EXISTS \"$<TARGET_FILE:warmup-report>\")
+  message(STATUS \"warmup: warmup-report was not built, so this install holds the headers only (no warmup::report-tool); to install it: cmake --build ${CMAKE_BINARY_DIR} && cmake --install ${CMAKE_BINARY_DIR}\")
+endif()")
   install(TARGETS warmup-report EXPORT warmupToolTargets OPTIONAL)
   install(EXPORT warmupToolTargets NAMESPACE warmup:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/warmup)
   export(EXPORT warmupToolTargets NAMESPACE warmup:: FILE ${CMAKE_CURRENT_BINARY_DIR}/warmupToolTargets.cmake)

@@ -20,6 +20,10 @@
 #include "warmup/detail/analysis/cupti.hpp"
 
 #include <cuda_runtime.h>
+// The library declares what it uses of CUPTI (cupti_abi.hpp); this probe reads every kind of
+// record, so it takes CUPTI's own headers.
+#include <cupti_activity.h>
+#include <cupti_callbacks.h>
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -110,7 +114,8 @@ void expect(bool ok, const std::string& what) {
 // --explore: every raw record CUPTI gives, printed as it is delivered.
 using get_callback_name_fn = CUptiResult (*)(CUpti_CallbackDomain, std::uint32_t, const char**);
 get_callback_name_fn callback_name = nullptr;
-void print_raw(const CUpti_Activity* rec) noexcept {
+void print_raw(const wd::cupti_abi::activity* raw) noexcept {
+  const auto* rec = reinterpret_cast<const CUpti_Activity*>(raw);
   switch (rec->kind) {
     case CUPTI_ACTIVITY_KIND_DRIVER: {
       const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(rec);

@@ -4,6 +4,9 @@
 usage: check_configure.py SOURCE_DIR SCRATCH_DIR GENERATOR
   1. no build type given: the project builds Release (its figures are timings);
   2. no Catch2 and no test option: configure and install succeed, tests are off, and CMake says so;
+     that install, made without a build, says it holds the headers only; a consumer of it builds
+     without the tool, and one that asks for the component report-tool is refused, told why and
+     what to do;
   3. no Catch2, tests asked for: the Catch2 tests are listed and reported as skipped with the
      reason, never as passed, and the tests that need no Catch2 still run: one built here (a
      small program, seconds) and one that needs no build, both passed.
@@ -58,6 +61,44 @@ def check_without_catch2(got, ctest_stdout=""):
     return f"{len(catch2)} Catch2 tests skipped, {len(others)} others ran and passed ({', '.join(others)})"
 
 
+CONSUMER = """cmake_minimum_required(VERSION 3.25)
+project(consumer LANGUAGES CXX)
+find_package(warmup REQUIRED {components})
+add_executable(consumer main.cpp)
+target_link_libraries(consumer PRIVATE warmup::warmup)
+if(TARGET warmup::report-tool)
+  message(FATAL_ERROR "a header-only install named warmup::report-tool")
+endif()
+"""
+
+
+def header_only_consumers(scratch, generator, prefix):
+    """Consumers of an install made without a build: the headers serve; asking for the tool fails
+    at find_package, naming the missing program and the commands that install it."""
+    said = []
+    for name, components in (("headers", ""), ("tool", "COMPONENTS report-tool")):
+        src = os.path.join(scratch, f"consumer_{name}")
+        os.makedirs(src, exist_ok=True)
+        with open(os.path.join(src, "CMakeLists.txt"), "w") as f:
+            f.write(CONSUMER.format(components=components))
+        with open(os.path.join(src, "main.cpp"), "w") as f:
+            f.write("#include <warmup/profile.hpp>\nint main() { WARMUP_SCOPE(\"x\"); }\n")
+        r = warmup_check.run(["cmake", "-S", src, "-B", os.path.join(src, "build"), "-G", generator,
+                              f"-DCMAKE_PREFIX_PATH={prefix}"])
+        out = r.stdout + r.stderr
+        if not components:
+            assert r.returncode == 0, out
+            said.append("a consumer of the headers configures")
+            continue
+        assert r.returncode != 0, f"find_package(warmup COMPONENTS report-tool) passed on a header-only install:\n{out}"
+        flat = " ".join(out.split())  # CMake wraps long messages
+        for text in (os.path.join(prefix, "bin", "warmup-report"), "installed without being built",
+                     "cmake --build <build> && cmake --install <build>"):
+            assert text in flat, (text, out)
+        said.append("one asking for report-tool is refused: " + flat[flat.index("warmup at"):][:60] + "...")
+    return "header-only install: " + "; ".join(said)
+
+
 def main(src, scratch, generator):
     shutil.rmtree(scratch, ignore_errors=True)
     b1 = os.path.join(scratch, "plain")
@@ -67,9 +108,12 @@ def main(src, scratch, generator):
     assert cache(b1, "WARMUP_BUILD_TESTS") == "OFF", cache(b1, "WARMUP_BUILD_TESTS")
     assert "Catch2 not found; tests are off" in out, out
     prefix = os.path.join(scratch, "prefix")
-    warmup_check.run_ok(["cmake", "--install", b1, "--prefix", prefix])
+    r = warmup_check.run_ok(["cmake", "--install", b1, "--prefix", prefix])
     assert os.path.exists(os.path.join(prefix, "include", "warmup", "profile.hpp"))
+    assert not os.path.exists(os.path.join(prefix, "bin", "warmup-report"))
+    assert "warmup-report was not built" in r.stdout + r.stderr, r.stdout + r.stderr
     print("no build type: Release; no Catch2: tests off with a message, install works")
+    print(header_only_consumers(scratch, generator, prefix))
 
     b2 = os.path.join(scratch, "asked")
     cmake(src, generator, b2, NO_CATCH2, "-DWARMUP_BUILD_TESTS=ON", "-DCMAKE_BUILD_TYPE=Debug")

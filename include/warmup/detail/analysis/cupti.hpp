@@ -8,7 +8,9 @@
 ///
 /// The library never links CUPTI. `cupti_start` finds `libcupti.so` with `dlopen` (the versioned
 /// name first, then the CUDA runtime's and toolkit's folders) and takes every function through
-/// `dlsym`; only CUPTI's headers, which ship with the CUDA toolkit, are needed to build.
+/// `dlsym`; nor does it include CUPTI's headers: the part of CUPTI's interface it uses is declared
+/// in detail/analysis/cupti_abi.hpp (checked against the real headers by tests/host/cupti_abi_check.cpp),
+/// so that no file that includes warmup compiles CUPTI's headers, or their warnings.
 ///
 /// What CUPTI is asked for, and why (facts from CUPTI 13.0's headers, checked on an H200 by
 /// tests/gpu/cupti_probe.cu):
@@ -16,7 +18,7 @@
 ///   (registered before any kind is enabled, as cupti_activity.h asks) returns steady-clock
 ///   nanoseconds, so records need no conversion. Where it is refused, a fixed offset to
 ///   `cuptiGetTimestamp` (CLOCK_REALTIME by default), measured at start, converts them.
-/// - Its thread ids are kernel thread ids: `cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)`
+/// - Its thread ids are kernel thread ids: `cuptiSetThreadIdType(cupti_abi::thread_id_type::system)`
 ///   makes them `syscall(SYS_gettid)`; by default they are `pthread_self()` cut to 32 bits. If
 ///   the type is refused, records carry thread 0 (any thread).
 /// - Kinds: OVERHEAD (lazy function loading, runtime-triggered module loading, and CUPTI's own
@@ -42,7 +44,7 @@
 ///   and asks for it at the thread's first record, which costs that thread's first recorded
 ///   call about 0.7 ms (a new thread's first cudaMalloc: 0.96 ms against 0.19 ms without
 ///   CUPTI); and a fresh thread's first lazy kernel load gave no record. Setting
-///   CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER to 0 before the buffer callbacks are
+///   cupti_abi::activity_attribute::per_thread_activity_buffer to 0 before the buffer callbacks are
 ///   registered may cure both: to be tried on a GPU with tests/gpu/cupti_probe.cu.
 ///
 /// Cost (H200, CUDA 13.0, one small program): `cupti_start` 4 to 6 ms before the first CUDA call
@@ -59,38 +61,24 @@
 #include "warmup/config.hpp"
 #include "warmup/detail/causes.hpp"
 
-// CUPTI's headers ship with the CUDA toolkit, beside cuda_runtime.h in its usual layout; where
-// they are not on the include path (extras/CUPTI/include of some installs), the library builds
-// without CUPTI and cupti_start says so.
-#if WARMUP_ENABLED && defined(__has_include)
-#if __has_include(<cupti_activity.h>)
-#define WARMUP_DETAIL_CUPTI_HEADERS 1
-#endif
-#endif
-#if !defined(WARMUP_DETAIL_CUPTI_HEADERS)
-#define WARMUP_DETAIL_CUPTI_HEADERS 0
-#endif
-
-#if WARMUP_DETAIL_CUPTI_HEADERS
+#if WARMUP_ENABLED
 #include <cuda.h>
-#include "warmup/detail/analysis/memory_driver.hpp"
-#include <cupti_activity.h>
-#include <cupti_callbacks.h>
-#include <cupti_driver_cbid.h>
-#include <cupti_result.h>
-#include <cupti_version.h>
 
 #include <array>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <mutex>
+#include <type_traits>
 
 #include <dlfcn.h>
 #include <link.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "warmup/detail/analysis/cupti_abi.hpp"
+#include "warmup/detail/analysis/memory_driver.hpp"
 #include "warmup/detail/clock.hpp"
 #endif
 
@@ -116,9 +104,11 @@ struct cupti_start_result {
   std::string message;
 };
 
-#if WARMUP_DETAIL_CUPTI_HEADERS
+#if WARMUP_ENABLED
 
-#if CUPTI_API_VERSION >= 23  // CUDA 12.5: cuptiActivityEnableDriverApi
+// The CUPTI of the CUDA this program is built with: 12.5 (cuptiActivityEnableDriverApi) to 13.x,
+// the versions whose interface cupti_abi.hpp declares.
+#if CUDA_VERSION >= 12050 && CUDA_VERSION < 14000
 #define WARMUP_DETAIL_CUPTI_USABLE 1
 #else
 #define WARMUP_DETAIL_CUPTI_USABLE 0
@@ -129,7 +119,13 @@ constexpr std::uint32_t cupti_major(std::uint32_t v) noexcept {
   return v >= 10000 ? v / 10000 : v >= 19 ? 12 : 11;
 }
 
-/// The CUPTI functions the library uses, each taken with dlsym; the types are the headers'.
+/// The major version of the libcupti to load: the CUDA headers' (CUPTI ships with the toolkit).
+inline constexpr std::uint32_t cupti_wanted_major = CUDA_VERSION / 1000;
+
+/// The first CUPTI of major 12 that has cuptiActivityEnableDriverApi (CUDA 12.5).
+inline constexpr std::uint32_t cupti_first_usable_version = 23;
+
+/// The CUPTI functions the library uses, each taken with dlsym; the types are cupti_abi's.
 /// One list: (member, CUPTI's name, required).
 #define WARMUP_DETAIL_CUPTI_FUNCTIONS(X)                                    \
   X(get_version, cuptiGetVersion, true)                                     \
@@ -146,24 +142,13 @@ constexpr std::uint32_t cupti_major(std::uint32_t v) noexcept {
   X(next_record, cuptiActivityGetNextRecord, true)                          \
   X(dropped_records, cuptiActivityGetNumDroppedRecords, true)               \
   X(flush_all, cuptiActivityFlushAll, true)                                 \
-  X(set_attribute, cuptiActivitySetAttribute, false)
-// Newer CUPTI only: what the headers this build sees declare.
-#if defined(CUpti_SubscriberParams_STRUCT_SIZE)
-#define WARMUP_DETAIL_CUPTI_SUBSCRIBE_V2(X) X(subscribe_v2, cuptiSubscribe_v2, false)
-#else
-#define WARMUP_DETAIL_CUPTI_SUBSCRIBE_V2(X)
-#endif
-#if WARMUP_DETAIL_CUPTI_USABLE
-#define WARMUP_DETAIL_CUPTI_DRIVER_API(X) X(enable_driver_api, cuptiActivityEnableDriverApi, true)
-#else
-#define WARMUP_DETAIL_CUPTI_DRIVER_API(X)
-#endif
+  X(set_attribute, cuptiActivitySetAttribute, false)                       \
+  X(subscribe_v2, cuptiSubscribe_v2, false) /* CUPTI 13 */                  \
+  X(enable_driver_api, cuptiActivityEnableDriverApi, true) /* CUPTI 12.5 */
 
 struct cupti_api {
-#define WARMUP_DETAIL_MEMBER(member, name, required) decltype(&::name) member = nullptr;
+#define WARMUP_DETAIL_MEMBER(member, name, required) cupti_abi::name member = nullptr;
   WARMUP_DETAIL_CUPTI_FUNCTIONS(WARMUP_DETAIL_MEMBER)
-  WARMUP_DETAIL_CUPTI_SUBSCRIBE_V2(WARMUP_DETAIL_MEMBER)
-  WARMUP_DETAIL_CUPTI_DRIVER_API(WARMUP_DETAIL_MEMBER)
 #undef WARMUP_DETAIL_MEMBER
 
   /// Takes every function from `lib`; false if a required one is missing.
@@ -175,8 +160,6 @@ struct cupti_api {
     };
 #define WARMUP_DETAIL_TAKE(member, name, required) take(member, #name, required);
     WARMUP_DETAIL_CUPTI_FUNCTIONS(WARMUP_DETAIL_TAKE)
-    WARMUP_DETAIL_CUPTI_SUBSCRIBE_V2(WARMUP_DETAIL_TAKE)
-    WARMUP_DETAIL_CUPTI_DRIVER_API(WARMUP_DETAIL_TAKE)
 #undef WARMUP_DETAIL_TAKE
     return ok;
   }
@@ -191,7 +174,7 @@ struct cupti_state {
   bool loaded = false;
   bool load_tried = false;
   cupti_start_result last;  ///< what the last start said (returned again while running)
-  CUpti_SubscriberHandle subscriber = nullptr;
+  cupti_abi::subscriber_handle subscriber = nullptr;
   bool running = false;
   bool jit_enabled = false;
 
@@ -213,7 +196,7 @@ struct cupti_state {
   std::size_t pending_count = 0;
 
   /// Test hook: sees every raw record before it is converted (tests/gpu/cupti_probe.cu).
-  std::atomic<void (*)(const CUpti_Activity*) noexcept> raw_observer{nullptr};
+  std::atomic<void (*)(const cupti_abi::activity*) noexcept> raw_observer{nullptr};
 };
 
 inline cupti_state& cupti() noexcept {
@@ -221,10 +204,10 @@ inline cupti_state& cupti() noexcept {
   return *state;
 }
 
-inline std::string cupti_result_text(CUptiResult r) {
+inline std::string cupti_result_text(cupti_abi::result r) {
   const char* text = nullptr;
   const cupti_api& api = cupti().api;
-  if (api.result_string != nullptr && api.result_string(r, &text) == CUPTI_SUCCESS && text != nullptr)
+  if (api.result_string != nullptr && api.result_string(r, &text) == cupti_abi::result::success && text != nullptr)
     return text;
   return "CUPTI error " + std::to_string(static_cast<int>(r));
 }
@@ -233,53 +216,53 @@ inline std::string cupti_result_text(CUptiResult r) {
 /// own (cudaMalloc calls cuMemAlloc_v2, ...), so runtime records are not needed.
 #if WARMUP_DETAIL_CUPTI_USABLE
 struct cupti_driver_cause {
-  CUpti_CallbackId cbid;
+  cupti_abi::callback_id cbid;
   cause what;
 };
 inline constexpr cupti_driver_cause cupti_driver_causes[] = {
-    {CUPTI_DRIVER_TRACE_CBID_cuInit, cause::context_init},
-    {CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxRetain, cause::context_init},
-    {CUPTI_DRIVER_TRACE_CBID_cuCtxCreate, cause::context_init},
-    {CUPTI_DRIVER_TRACE_CBID_cuCtxCreate_v2, cause::context_init},
-    {CUPTI_DRIVER_TRACE_CBID_cuCtxCreate_v3, cause::context_init},
-    {CUPTI_DRIVER_TRACE_CBID_cuCtxCreate_v4, cause::context_init},
-    {CUPTI_DRIVER_TRACE_CBID_cuModuleLoad, cause::module_load},
-    {CUPTI_DRIVER_TRACE_CBID_cuModuleLoadData, cause::module_load},
-    {CUPTI_DRIVER_TRACE_CBID_cuModuleLoadDataEx, cause::module_load},
-    {CUPTI_DRIVER_TRACE_CBID_cuModuleLoadFatBinary, cause::module_load},
-    {CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadData, cause::module_load},
-    {CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadFromFile, cause::module_load},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemAlloc, cause::device_alloc},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, cause::device_alloc},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch, cause::device_alloc},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2, cause::device_alloc},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged, cause::device_alloc},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemCreate, cause::device_alloc},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost, cause::pinned_alloc},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2, cause::pinned_alloc},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc, cause::pinned_alloc},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc_v2, cause::pinned_alloc},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister, cause::pinned_alloc},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2, cause::pinned_alloc},
-    {CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, cause::sync_wait},
-    {CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz, cause::sync_wait},
-    {CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize, cause::sync_wait},
-    {CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, cause::sync_wait},
-    {CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2, cause::sync_wait},
+    {cupti_abi::cbid_cuInit, cause::context_init},
+    {cupti_abi::cbid_cuDevicePrimaryCtxRetain, cause::context_init},
+    {cupti_abi::cbid_cuCtxCreate, cause::context_init},
+    {cupti_abi::cbid_cuCtxCreate_v2, cause::context_init},
+    {cupti_abi::cbid_cuCtxCreate_v3, cause::context_init},
+    {cupti_abi::cbid_cuCtxCreate_v4, cause::context_init},
+    {cupti_abi::cbid_cuModuleLoad, cause::module_load},
+    {cupti_abi::cbid_cuModuleLoadData, cause::module_load},
+    {cupti_abi::cbid_cuModuleLoadDataEx, cause::module_load},
+    {cupti_abi::cbid_cuModuleLoadFatBinary, cause::module_load},
+    {cupti_abi::cbid_cuLibraryLoadData, cause::module_load},
+    {cupti_abi::cbid_cuLibraryLoadFromFile, cause::module_load},
+    {cupti_abi::cbid_cuMemAlloc, cause::device_alloc},
+    {cupti_abi::cbid_cuMemAlloc_v2, cause::device_alloc},
+    {cupti_abi::cbid_cuMemAllocPitch, cause::device_alloc},
+    {cupti_abi::cbid_cuMemAllocPitch_v2, cause::device_alloc},
+    {cupti_abi::cbid_cuMemAllocManaged, cause::device_alloc},
+    {cupti_abi::cbid_cuMemCreate, cause::device_alloc},
+    {cupti_abi::cbid_cuMemAllocHost, cause::pinned_alloc},
+    {cupti_abi::cbid_cuMemAllocHost_v2, cause::pinned_alloc},
+    {cupti_abi::cbid_cuMemHostAlloc, cause::pinned_alloc},
+    {cupti_abi::cbid_cuMemHostAlloc_v2, cause::pinned_alloc},
+    {cupti_abi::cbid_cuMemHostRegister, cause::pinned_alloc},
+    {cupti_abi::cbid_cuMemHostRegister_v2, cause::pinned_alloc},
+    {cupti_abi::cbid_cuStreamSynchronize, cause::sync_wait},
+    {cupti_abi::cbid_cuStreamSynchronize_ptsz, cause::sync_wait},
+    {cupti_abi::cbid_cuEventSynchronize, cause::sync_wait},
+    {cupti_abi::cbid_cuCtxSynchronize, cause::sync_wait},
+    {cupti_abi::cbid_cuCtxSynchronize_v2, cause::sync_wait},
 };
 
 /// Driver calls recorded only to mark where CUPTI attached (cupti_attached): the runtime makes
 /// this one once, first thing after cuInit.
-inline constexpr CUpti_CallbackId cupti_marker_calls[] = {CUPTI_DRIVER_TRACE_CBID_cuModuleGetLoadingMode};
+inline constexpr cupti_abi::callback_id cupti_marker_calls[] = {cupti_abi::cbid_cuModuleGetLoadingMode};
 
 /// The stream-ordered allocations whose callbacks look for pool growth.
-inline constexpr CUpti_CallbackId cupti_pool_allocs[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync, CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz};
+inline constexpr cupti_abi::callback_id cupti_pool_allocs[] = {
+    cupti_abi::cbid_cuMemAllocAsync, cupti_abi::cbid_cuMemAllocAsync_ptsz,
+    cupti_abi::cbid_cuMemAllocFromPoolAsync, cupti_abi::cbid_cuMemAllocFromPoolAsync_ptsz};
 #endif
 
 /// The library's clock, as CUPTI's timestamp source.
-inline std::uint64_t CUPTIAPI cupti_clock() noexcept { return ns_since_epoch(clock::now()); }
+inline std::uint64_t cupti_clock() noexcept { return ns_since_epoch(clock::now()); }
 
 inline std::uint64_t cupti_thread_id() noexcept { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
 
@@ -317,59 +300,59 @@ inline void cupti_note_first(std::uint64_t start, std::uint64_t thread) noexcept
 }
 
 /// One CUPTI record to at most one cause record.
-inline void cupti_convert(const CUpti_Activity* rec) noexcept {
+inline void cupti_convert(const cupti_abi::activity* rec) noexcept {
   cupti_state& st = cupti();
   if (auto* observe = st.raw_observer.load(std::memory_order_acquire)) observe(rec);
   switch (rec->kind) {
 #if WARMUP_DETAIL_CUPTI_USABLE
-    case CUPTI_ACTIVITY_KIND_DRIVER: {
-      const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(rec);
-      cupti_note_first(a->start, a->threadId);
+    case cupti_abi::activity_kind::driver: {
+      const auto* a = reinterpret_cast<const cupti_abi::activity_api*>(rec);
+      cupti_note_first(a->start, a->thread_id);
       for (const cupti_driver_cause& d : cupti_driver_causes)
         if (d.cbid == a->cbid) {
-          cupti_emit(d.what, a->start, a->end, a->threadId);
+          cupti_emit(d.what, a->start, a->end, a->thread_id);
           break;
         }
       break;
     }
 #endif
-    case CUPTI_ACTIVITY_KIND_OVERHEAD: {
-      const auto* o = reinterpret_cast<const CUpti_ActivityOverhead3*>(rec);
-      const std::uint64_t thread = o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? o->objectId.pt.threadId : 0;
+    case cupti_abi::activity_kind::overhead: {
+      const auto* o = reinterpret_cast<const cupti_abi::activity_overhead3*>(rec);
+      const std::uint64_t thread = o->object == cupti_abi::object_kind::thread ? o->object_id.pt.thread_id : 0;
       cupti_note_first(o->start, thread);
-      switch (o->overheadKind) {
-        case CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING:
+      switch (o->overhead) {
+        case cupti_abi::overhead_kind::lazy_function_loading:
           cupti_emit(cause::lazy_kernel_load, o->start, o->end, thread);
           break;
-        case CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING:
+        case cupti_abi::overhead_kind::runtime_triggered_module_loading:
           cupti_emit(cause::module_load, o->start, o->end, thread);
           break;
-        case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER:  // the JIT kind says the same where it is on
+        case cupti_abi::overhead_kind::driver_compiler:  // the JIT kind says the same where it is on
           if (!st.jit_enabled) cupti_emit(cause::jit_compile, o->start, o->end, thread);
           break;
-        case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH:
-        case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION:
-        case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE:
-        case CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST:  // CUPTI's own cost, inside the program's calls
+        case cupti_abi::overhead_kind::cupti_buffer_flush:
+        case cupti_abi::overhead_kind::cupti_instrumentation:
+        case cupti_abi::overhead_kind::cupti_resource:
+        case cupti_abi::overhead_kind::activity_buffer_request:  // CUPTI's own cost, inside the program's calls
           if (o->end > o->start) st.overhead_ns.fetch_add(o->end - o->start, std::memory_order_relaxed);
           break;
         default:
           break;
       }
       // cupti_activity.h: "Client is responsible for freeing this memory" (command-buffer data).
-      if (o->overheadData != nullptr) std::free(o->overheadData);
+      if (o->overhead_data != nullptr) std::free(o->overhead_data);
       break;
     }
-    case CUPTI_ACTIVITY_KIND_JIT: {
-      const auto* j = reinterpret_cast<const CUpti_ActivityJit2*>(rec);
-      cupti_note_first(j->start, j->threadId);
-      switch (j->jitOperationType) {
-        case CUPTI_ACTIVITY_JIT_OPERATION_COMPILE:
-        case CUPTI_ACTIVITY_JIT_OPERATION_CACHE_STORE:  // paid because the code was compiled
-          cupti_emit(cause::jit_compile, j->start, j->end, j->threadId);
+    case cupti_abi::activity_kind::jit: {
+      const auto* j = reinterpret_cast<const cupti_abi::activity_jit2*>(rec);
+      cupti_note_first(j->start, j->thread_id);
+      switch (j->operation) {
+        case cupti_abi::jit_operation::compile:
+        case cupti_abi::jit_operation::cache_store:  // paid because the code was compiled
+          cupti_emit(cause::jit_compile, j->start, j->end, j->thread_id);
           break;
-        case CUPTI_ACTIVITY_JIT_OPERATION_CACHE_LOAD:
-          cupti_emit(cause::jit_cache_load, j->start, j->end, j->threadId);
+        case cupti_abi::jit_operation::cache_load:
+          cupti_emit(cause::jit_cache_load, j->start, j->end, j->thread_id);
           break;
         default:
           break;
@@ -381,21 +364,21 @@ inline void cupti_convert(const CUpti_Activity* rec) noexcept {
   }
 }
 
-inline void CUPTIAPI cupti_buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) noexcept {
+inline void cupti_buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) noexcept {
   constexpr std::size_t bytes = std::size_t{1} << 20;  // about 10 000 records
   *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, bytes));
   *size = *buffer != nullptr ? bytes : 0;
   *max_records = 0;  // as many as fit
 }
 
-inline void CUPTIAPI cupti_buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer, std::size_t,
+inline void cupti_buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer, std::size_t,
                                             std::size_t valid) noexcept {
   cupti_state& st = cupti();
   if (buffer == nullptr) return;
-  CUpti_Activity* rec = nullptr;
-  while (valid > 0 && st.api.next_record(buffer, valid, &rec) == CUPTI_SUCCESS) cupti_convert(rec);
+  cupti_abi::activity* rec = nullptr;
+  while (valid > 0 && st.api.next_record(buffer, valid, &rec) == cupti_abi::result::success) cupti_convert(rec);
   std::size_t dropped = 0;
-  if (st.api.dropped_records(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped > 0)
+  if (st.api.dropped_records(ctx, stream, &dropped) == cupti_abi::result::success && dropped > 0)
     st.dropped.fetch_add(dropped, std::memory_order_relaxed);
   std::free(buffer);
 }
@@ -429,8 +412,8 @@ struct cupti_mem_alloc_from_pool_async_params {
 };
 
 /// The pool a stream-ordered allocation draws from, or nullptr.
-inline CUmemoryPool cupti_pool_of(CUpti_CallbackId cbid, const void* params) noexcept {
-  if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync || cbid == CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz)
+inline CUmemoryPool cupti_pool_of(cupti_abi::callback_id cbid, const void* params) noexcept {
+  if (cbid == cupti_abi::cbid_cuMemAllocFromPoolAsync || cbid == cupti_abi::cbid_cuMemAllocFromPoolAsync_ptsz)
     return static_cast<const cupti_mem_alloc_from_pool_async_params*>(params)->pool;
   return cupti().driver.pool_of(static_cast<const cupti_mem_alloc_async_params*>(params)->hStream);
 }
@@ -438,19 +421,19 @@ inline CUmemoryPool cupti_pool_of(CUpti_CallbackId cbid, const void* params) noe
 inline std::uint64_t cupti_pool_reserved(CUmemoryPool pool) noexcept { return cupti().driver.reserved(pool).value_or(0); }
 
 /// CUPTI's callback: around each stream-ordered allocation, whether the pool grew.
-inline void CUPTIAPI cupti_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) noexcept {
+inline void cupti_callback(void*, cupti_abi::callback_domain domain, cupti_abi::callback_id cbid, const void* data) noexcept {
   struct in_flight {
     CUmemoryPool pool = nullptr;
     std::uint64_t reserved = 0;
     std::uint64_t start = 0;
   };
   static thread_local in_flight call;
-  if (domain != CUPTI_CB_DOMAIN_DRIVER_API || data == nullptr) return;
-  const auto* cb = static_cast<const CUpti_CallbackData*>(data);
-  if (cb->callbackSite == CUPTI_API_ENTER) {
+  if (domain != cupti_abi::callback_domain::driver_api || data == nullptr) return;
+  const auto* cb = static_cast<const cupti_abi::callback_data*>(data);
+  if (cb->site == cupti_abi::callback_site::enter) {
     call = in_flight{};
     if (!cupti_driver_ready()) return;
-    call.pool = cupti_pool_of(cbid, cb->functionParams);
+    call.pool = cupti_pool_of(cbid, cb->function_params);
     if (call.pool == nullptr) return;
     call.reserved = cupti_pool_reserved(call.pool);
     call.start = cupti_clock();  // last, so the lookups stay out of the interval
@@ -512,9 +495,9 @@ inline std::string cupti_loaded_folder(const char* part) {
   return q.folder;
 }
 
-/// Opens a libcupti of the headers' major version; false with `why` set if none is found.
+/// Opens a libcupti of the CUDA headers' major version; false with `why` set if none is found.
 inline bool cupti_load(cupti_state& st, std::string& why) {
-  const std::string major = std::to_string(cupti_major(CUPTI_API_VERSION));
+  const std::string major = std::to_string(cupti_wanted_major);
   const std::string versioned = "libcupti.so." + major;
   std::string candidates[24];
   std::size_t n = 0;
@@ -545,8 +528,10 @@ inline bool cupti_load(cupti_state& st, std::string& why) {
     if (lib == nullptr) continue;
     cupti_api api;
     std::uint32_t version = 0;
-    if (api.load(lib) && api.get_version(&version) == CUPTI_SUCCESS &&
-        cupti_major(version) == cupti_major(CUPTI_API_VERSION)) {
+    const bool complete = api.load(lib);
+    if (api.get_version == nullptr || api.get_version(&version) != cupti_abi::result::success) version = 0;
+    // A libcupti of 12 older than 12.5 lacks a required function: its version still says why.
+    if (complete && cupti_major(version) == cupti_wanted_major && version >= cupti_first_usable_version) {
       st.lib = lib;
       st.api = api;
       st.version = version;
@@ -557,7 +542,7 @@ inline bool cupti_load(cupti_state& st, std::string& why) {
   }
   why = other_version != 0
             ? "the CUPTI found is version " + std::to_string(other_version) + ", not of CUDA " + major +
-                  " whose headers this program was built with"
+                  " (12.5 or later) whose headers this program was built with"
             : "no " + versioned + " was found (nor beside the CUDA runtime, nor under CUDA_HOME or /usr/local/cuda)";
   return false;
 }
@@ -565,14 +550,14 @@ inline bool cupti_load(cupti_state& st, std::string& why) {
 /// Undoes whatever start enabled; caller holds st.m.
 inline void cupti_disable_all(cupti_state& st) noexcept {
   const cupti_api& api = st.api;
-  (void)api.disable(CUPTI_ACTIVITY_KIND_OVERHEAD);
-  (void)api.disable(CUPTI_ACTIVITY_KIND_JIT);
+  (void)api.disable(cupti_abi::activity_kind::overhead);
+  (void)api.disable(cupti_abi::activity_kind::jit);
 #if WARMUP_DETAIL_CUPTI_USABLE
   for (const cupti_driver_cause& d : cupti_driver_causes) (void)api.enable_driver_api(d.cbid, 0);
-  for (const CUpti_CallbackId cbid : cupti_marker_calls) (void)api.enable_driver_api(cbid, 0);
+  for (const cupti_abi::callback_id cbid : cupti_marker_calls) (void)api.enable_driver_api(cbid, 0);
   if (st.subscriber != nullptr)
-    for (const CUpti_CallbackId cbid : cupti_pool_allocs)
-      (void)api.enable_callback(0, st.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+    for (const cupti_abi::callback_id cbid : cupti_pool_allocs)
+      (void)api.enable_callback(0, st.subscriber, cupti_abi::callback_domain::driver_api, cbid);
 #endif
   if (st.subscriber != nullptr) (void)api.unsubscribe(st.subscriber);
   st.subscriber = nullptr;
@@ -586,7 +571,7 @@ inline std::int64_t cupti_measure_offset(const cupti_api& api) noexcept {
   for (int i = 0; i < 7; ++i) {
     std::uint64_t c = 0;
     const std::uint64_t a = cupti_clock();
-    if (api.get_timestamp(&c) != CUPTI_SUCCESS) continue;
+    if (api.get_timestamp(&c) != cupti_abi::result::success) continue;
     const std::uint64_t b = cupti_clock();
     if (b - a < best_gap) {
       best_gap = b - a;
@@ -600,7 +585,10 @@ inline cupti_start_result cupti_start_locked(cupti_state& st, cause_sink sink) {
   const auto fallback = [](std::string what) { return what + ": attribution falls back to host signals"; };
 #if !WARMUP_DETAIL_CUPTI_USABLE
   (void)sink;
-  return {cupti_status::unavailable, fallback("this program was built with CUPTI headers older than CUDA 12.5")};
+  return {cupti_status::unavailable,
+          fallback("this program was built with CUDA " + std::to_string(CUDA_VERSION / 1000) + "." +
+                   std::to_string(CUDA_VERSION % 1000 / 10) +
+                   ", and the library knows the CUPTI interface of CUDA 12.5 to 13.x only")};
 #else
   if (!st.load_tried) {
     st.load_tried = true;
@@ -612,23 +600,22 @@ inline cupti_start_result cupti_start_locked(cupti_state& st, cause_sink sink) {
   const cupti_api& api = st.api;
 
   // The one subscriber. CUDA 13 names whoever holds it.
-  CUptiResult r = CUPTI_SUCCESS;
-  char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
-#if defined(CUpti_SubscriberParams_STRUCT_SIZE)
+  cupti_abi::result r = cupti_abi::result::success;
+  char holder[cupti_abi::old_subscriber_name_min_len + 1] = {};
   if (api.subscribe_v2 != nullptr) {
-    CUpti_SubscriberParams params{};
-    params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
-    params.subscriberName = "warmup";
-    params.oldSubscriberName = holder;
-    params.oldSubscriberSize = CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN;
+    cupti_abi::subscriber_params params{};
+    params.struct_size = cupti_abi::subscriber_params_struct_size;
+    params.subscriber_name = "warmup";
+    params.old_subscriber_name = holder;
+    params.old_subscriber_size = cupti_abi::old_subscriber_name_min_len;
     r = api.subscribe_v2(&st.subscriber, &cupti_callback, nullptr, &params);
-  } else
-#endif
+  } else {
     r = api.subscribe(&st.subscriber, &cupti_callback, nullptr);
-  if (r != CUPTI_SUCCESS) {
+  }
+  if (r != cupti_abi::result::success) {
     st.subscriber = nullptr;
-    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-      holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN] = '\0';
+    if (r == cupti_abi::result::multiple_subscribers_not_supported) {
+      holder[cupti_abi::old_subscriber_name_min_len] = '\0';
       const std::string name = holder;
       if (name.find("warmup") != std::string::npos)  // another copy of this library in the process
         return {cupti_status::slot_taken,
@@ -645,7 +632,7 @@ inline cupti_start_result cupti_start_locked(cupti_state& st, cause_sink sink) {
     } else {
       ::dlclose(driver);
     }
-    if (r == CUPTI_ERROR_NOT_INITIALIZED)
+    if (r == cupti_abi::result::not_initialized)
       return {cupti_status::unavailable,
               fallback("CUPTI " + std::to_string(st.version) + " could not start (" + cupti_result_text(r) +
                        "; is the driver older than this CUPTI?)")};
@@ -654,14 +641,14 @@ inline cupti_start_result cupti_start_locked(cupti_state& st, cause_sink sink) {
 
   // Thread ids and timestamps first: both must be set before any kind is enabled.
   st.system_thread_ids.store(
-      api.set_thread_id_type != nullptr && api.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) == CUPTI_SUCCESS,
+      api.set_thread_id_type != nullptr && api.set_thread_id_type(cupti_abi::thread_id_type::system) == cupti_abi::result::success,
       std::memory_order_relaxed);
-  const bool own_clock = api.register_timestamp != nullptr && api.register_timestamp(&cupti_clock) == CUPTI_SUCCESS;
+  const bool own_clock = api.register_timestamp != nullptr && api.register_timestamp(&cupti_clock) == cupti_abi::result::success;
   st.clock_offset.store(own_clock ? 0 : cupti_measure_offset(api), std::memory_order_relaxed);
   st.own_clock.store(own_clock, std::memory_order_relaxed);
   st.sink.store(sink, std::memory_order_release);
 
-  const auto refuse = [&](const char* step, CUptiResult e) -> cupti_start_result {
+  const auto refuse = [&](const char* step, cupti_abi::result e) -> cupti_start_result {
     cupti_disable_all(st);
     st.sink.store(nullptr, std::memory_order_release);
     return {cupti_status::failed, fallback(std::string("CUPTI refused ") + step + " (" + cupti_result_text(e) + ")")};
@@ -671,21 +658,26 @@ inline cupti_start_result cupti_start_locked(cupti_state& st, cause_sink sink) {
   if (api.set_attribute != nullptr) {
     std::uint8_t per_thread = 0;
     std::size_t size = sizeof per_thread;
-    (void)api.set_attribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &size, &per_thread);
+    (void)api.set_attribute(cupti_abi::activity_attribute::per_thread_activity_buffer, &size, &per_thread);
   }
-  if ((r = api.register_callbacks(&cupti_buffer_requested, &cupti_buffer_completed)) != CUPTI_SUCCESS)
+  if ((r = api.register_callbacks(&cupti_buffer_requested, &cupti_buffer_completed)) != cupti_abi::result::success)
     return refuse("its record buffers", r);
-  if ((r = api.enable(CUPTI_ACTIVITY_KIND_OVERHEAD)) != CUPTI_SUCCESS) return refuse("overhead records", r);
+  if ((r = api.enable(cupti_abi::activity_kind::overhead)) != cupti_abi::result::success) return refuse("overhead records", r);
+  // A call id this CUPTI does not know (a newer driver call) is refused alone: the others still count.
+  std::size_t refused_calls = 0;
   for (const cupti_driver_cause& d : cupti_driver_causes)
-    if ((r = api.enable_driver_api(d.cbid, 1)) != CUPTI_SUCCESS) return refuse("driver-call records", r);
-  for (const CUpti_CallbackId cbid : cupti_marker_calls) (void)api.enable_driver_api(cbid, 1);
+    if ((r = api.enable_driver_api(d.cbid, 1)) != cupti_abi::result::success) ++refused_calls;
+  if (refused_calls == std::size(cupti_driver_causes)) return refuse("driver-call records", r);
+  for (const cupti_abi::callback_id cbid : cupti_marker_calls) (void)api.enable_driver_api(cbid, 1);
   std::string missing;
-  const CUptiResult jit = api.enable(CUPTI_ACTIVITY_KIND_JIT);
-  st.jit_enabled = jit == CUPTI_SUCCESS;
-  if (!st.jit_enabled) missing = "JIT records (" + cupti_result_text(jit) + ")";
+  if (refused_calls > 0) missing = std::to_string(refused_calls) + " of its driver-call records";
+  const cupti_abi::result jit = api.enable(cupti_abi::activity_kind::jit);
+  st.jit_enabled = jit == cupti_abi::result::success;
+  if (!st.jit_enabled)
+    missing += std::string(missing.empty() ? "" : " and ") + "JIT records (" + cupti_result_text(jit) + ")";
   bool pool_callbacks = true;
-  for (const CUpti_CallbackId cbid : cupti_pool_allocs)
-    pool_callbacks = api.enable_callback(1, st.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid) == CUPTI_SUCCESS && pool_callbacks;
+  for (const cupti_abi::callback_id cbid : cupti_pool_allocs)
+    pool_callbacks = api.enable_callback(1, st.subscriber, cupti_abi::callback_domain::driver_api, cbid) == cupti_abi::result::success && pool_callbacks;
   if (!pool_callbacks) missing += std::string(missing.empty() ? "" : " and ") + "pool-growth callbacks";
 
   st.running = true;
@@ -730,7 +722,7 @@ inline void cupti_stop() noexcept {
   cupti_state& st = cupti();
   std::lock_guard<std::mutex> lock(st.m);
   if (!st.running) return;
-  (void)st.api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  (void)st.api.flush_all(cupti_abi::flush_forced);
   cupti_deliver_pending();
   cupti_disable_all(st);
   st.sink.store(nullptr, std::memory_order_release);
@@ -776,14 +768,11 @@ inline cupti_attach_point cupti_attached() noexcept {
 }
 
 #undef WARMUP_DETAIL_CUPTI_USABLE
+#undef WARMUP_DETAIL_CUPTI_FUNCTIONS
 
-#else  // WARMUP_DISABLE, or no CUPTI headers: the same functions, doing nothing
+#else  // WARMUP_DISABLE: the same functions, doing nothing
 
-inline cupti_start_result cupti_start(cause_sink) noexcept {
-  if (!enabled_at_compile_time) return {};
-  return {cupti_status::unavailable,
-          "this program was built without CUPTI's headers (cupti_activity.h): attribution falls back to host signals"};
-}
+inline cupti_start_result cupti_start(cause_sink) noexcept { return {}; }
 inline void cupti_flush() noexcept {}
 inline void cupti_stop() noexcept {}
 inline std::uint64_t cupti_dropped() noexcept { return 0; }
@@ -796,7 +785,6 @@ struct cupti_attach_point {
 inline cupti_attach_point cupti_attached() noexcept { return {}; }
 
 #endif
-#undef WARMUP_DETAIL_CUPTI_HEADERS
 
 }  // namespace detail
 WARMUP_END_NAMESPACE
