@@ -50,7 +50,7 @@ int main() {
   cudaStreamSynchronize(stream);
   const warmup::report r = warmup::snapshot();       // or snapshot(warmup::device_wait::yes)
   warmup::print(r, std::cout);                       // the table
-  std::cout << warmup::to_json(r) << '\n';           // JSON, schema warmup.report/2
+  std::cout << warmup::to_json(r) << '\n';           // JSON, schema warmup.report/3
   // [readme:end]
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) std::fprintf(stderr, "using_it: %s\n", cudaGetErrorString(e));

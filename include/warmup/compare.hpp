@@ -6,6 +6,7 @@
 
 #include "warmup/config.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -107,6 +109,44 @@ struct site_name {
   }
 };
 
+/// @brief What, besides the code, decides what a first call costs: the GPU, the CUDA driver and
+/// runtime, how modules load, the JIT cache, and the library's own settings and version. A new
+/// driver or runtime is the usual cause of a first-call change, so `compare` lists every one
+/// that differs between the runs above its verdicts. An empty value is one the run did not
+/// record (a merged report carries the GPU and the library's version only): never compared.
+/// \code
+///   for (const warmup::setup_change& c : warmup::compare(base, now).run_changes)
+///     std::cout << c.what << ": " << c.base << " -> " << c.now << '\n';
+/// \endcode
+struct run_setup {
+  std::string gpu;              ///< the GPU's name; "none" without one
+  std::string driver, runtime;  ///< CUDA versions, "12.8"
+  std::string module_loading;   ///< CUDA_MODULE_LOADING as the driver reads it
+  std::string jit_cache;        ///< the JIT cache's settings
+  std::string attribution;      ///< "cupti", "off", or why it fell back
+  std::string cpu_sampling;     ///< "off", or how often first calls were sampled
+  std::string library_version;  ///< warmup's
+
+  static constexpr auto fields() {
+    using self = run_setup;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(gpu), WARMUP_DETAIL_FIELD(driver), WARMUP_DETAIL_FIELD(runtime),
+                           WARMUP_DETAIL_FIELD(module_loading), WARMUP_DETAIL_FIELD(jit_cache),
+                           WARMUP_DETAIL_FIELD(attribution), WARMUP_DETAIL_FIELD(cpu_sampling),
+                           WARMUP_DETAIL_FIELD(library_version));
+  }
+};
+
+/// @brief One entry of `run_setup` that differs between the runs: its name and both values.
+struct setup_change {
+  std::string what;  ///< the `run_setup` member's name: "driver", "module_loading", ...
+  std::string base, now;
+
+  static constexpr auto fields() {
+    using self = setup_change;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(what), WARMUP_DETAIL_FIELD(base), WARMUP_DETAIL_FIELD(now));
+  }
+};
+
 /// @brief Two runs compared (`warmup::compare`, `warmup-report compare`).
 /// \code
 ///   const warmup::comparison c = warmup::compare(base, now);
@@ -117,7 +157,10 @@ struct comparison {
   double threshold = 0.10;
   std::chrono::nanoseconds floor{}, first_floor{};
   bool regressed = false;          ///< a site has a `slower` figure
-  std::vector<std::string> notices;  ///< what differs between the runs besides the figures
+  /// What differs between the runs' setups (driver, runtime, GPU, module loading, ...), which
+  /// may explain a verdict better than the code does; empty where nothing known differs.
+  std::vector<setup_change> run_changes;
+  std::vector<std::string> notices;  ///< what else the comparison had to say
   std::vector<site_change> sites;  ///< in both, in the new run's order
   std::vector<site_name> removed;  ///< in the base run only
   std::vector<site_name> added;    ///< in the new run only
@@ -125,7 +168,7 @@ struct comparison {
   static constexpr auto fields() {
     using self = comparison;
     return std::make_tuple(WARMUP_DETAIL_FIELD(threshold), WARMUP_DETAIL_FIELD(floor), WARMUP_DETAIL_FIELD(first_floor),
-                           WARMUP_DETAIL_FIELD(regressed),
+                           WARMUP_DETAIL_FIELD(regressed), WARMUP_DETAIL_FIELD(run_changes),
                            WARMUP_DETAIL_FIELD(notices), WARMUP_DETAIL_FIELD(sites), WARMUP_DETAIL_FIELD(removed),
                            WARMUP_DETAIL_FIELD(added));
   }
@@ -135,42 +178,64 @@ struct comparison {
 /// from a report, or from a merged report (then each figure is the slowest rank's: the rank a
 /// job waits for), so runs of one process and of many compare the same way.
 struct compare_input {
-  struct site {
-    std::string name;
-    op_kind op = op_kind::region;
-    std::chrono::nanoseconds first{}, warmup_excess{};
-    std::optional<std::chrono::nanoseconds> p50, p50_low, p50_high;
-    std::optional<std::chrono::nanoseconds> device_first, device_p50, device_p50_low, device_p50_high;
+  /// A site's figures (`summarize`), and its p50s' 95% intervals where the run has them.
+  struct site : site_summary {
+    std::optional<std::chrono::nanoseconds> p50_low, p50_high, device_p50_low, device_p50_high;
   };
-  std::string device;  ///< the GPU's name, for a notice when the runs differ
-  std::string what;    ///< "report" or "merged report of N ranks"
+  run_setup setup;   ///< what the run ran on and with
+  std::string what;  ///< "report" or "merged report of N ranks"
   std::vector<site> sites;
 };
+
+namespace detail {
+/// "12.8" from CUDA's 12080; empty for 0 (not known).
+inline std::string cuda_version(int v) {
+  return v == 0 ? std::string() : std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+/// Every distinct value of one member of the ranks, in rank order: "NVIDIA H100, NVIDIA A100".
+inline std::string distinct(const std::vector<merged_rank>& ranks, std::string merged_rank::*member) {
+  std::vector<std::string_view> seen;
+  std::string out;
+  for (const merged_rank& r : ranks) {
+    const std::string& v = r.*member;
+    if (v.empty() || std::find(seen.begin(), seen.end(), v) != seen.end()) continue;
+    seen.push_back(v);
+    out += (out.empty() ? "" : ", ") + v;
+  }
+  return out;
+}
+}  // namespace detail
 
 /// @brief A report as a comparison reads it.
 inline compare_input compare_view(const report& r) {
   compare_input in;
   in.what = "report";
-  if (r.device) in.device = r.device->name;
+  run_setup& u = in.setup;
+  u.gpu = r.device ? r.device->name : "none";
+  if (r.device) u.driver = detail::cuda_version(r.device->driver_version), u.runtime = detail::cuda_version(r.device->runtime_version);
+  u.module_loading = r.module_loading, u.jit_cache = r.jit_cache;
+  u.attribution = r.attribution_source, u.cpu_sampling = r.cpu_sampling;
+  u.library_version = r.identity.library_version;
   for (const site_report& s : r.sites) {
     compare_input::site c;
-    c.name = s.name, c.op = s.op, c.first = s.host.first, c.warmup_excess = s.host.warmup_excess;
-    if (s.host.steady) c.p50 = s.host.steady->p50, c.p50_low = s.host.steady->p50_low, c.p50_high = s.host.steady->p50_high;
-    if (s.device && s.device->calls != 0) {
-      c.device_first = s.device->first;
-      if (const auto& st = s.device->steady) c.device_p50 = st->p50, c.device_p50_low = st->p50_low, c.device_p50_high = st->p50_high;
-    }
+    static_cast<site_summary&>(c) = summarize(s);
+    if (s.host.steady) c.p50_low = s.host.steady->p50_low, c.p50_high = s.host.steady->p50_high;
+    if (s.device && s.device->calls != 0 && s.device->steady)
+      c.device_p50_low = s.device->steady->p50_low, c.device_p50_high = s.device->steady->p50_high;
     in.sites.push_back(std::move(c));
   }
   return in;
 }
 
 /// @brief A merged report as a comparison reads it: each figure the slowest rank's (no
-/// intervals: verdicts rest on the threshold).
+/// intervals: verdicts rest on the threshold); of its setup, the GPUs and library versions its
+/// ranks name.
 inline compare_input compare_view(const merged_report& m) {
   compare_input in;
   in.what = "merged report of " + std::to_string(m.ranks.size()) + " ranks";
-  if (!m.ranks.empty()) in.device = m.ranks.front().device;
+  in.setup.gpu = detail::distinct(m.ranks, &merged_rank::device);
+  in.setup.library_version = detail::distinct(m.ranks, &merged_rank::library_version);
   for (const merged_site& s : m.sites) {
     compare_input::site c;
     c.name = s.name, c.op = s.op, c.first = s.first.max, c.warmup_excess = s.warmup_excess.max;
@@ -224,7 +289,8 @@ inline std::string site_key(op_kind op, std::string_view name) {
 /// `floor` (`first_floor` for first calls and warm-up excesses), and, for a p50 where both runs have its 95% interval, the new interval lies
 /// wholly above the old; `faster` likewise below. First calls and warm-up excesses are one
 /// sample each: their verdicts rest on the threshold alone. Sites in one run only are listed
-/// as `removed` or `added`, never judged.
+/// as `removed` or `added`, never judged. What differs between the runs' setups (`run_setup`:
+/// driver, runtime, GPU, ...) is listed in `run_changes`.
 /// \code
 ///   std::string error;
 ///   const auto base = warmup::read_report(base_json, error), now = warmup::read_report(new_json, error);
@@ -236,9 +302,14 @@ inline comparison compare(const compare_input& base, const compare_input& now, c
   c.threshold = o.threshold;
   c.floor = o.floor;
   c.first_floor = o.first_floor;
-  if (base.device != now.device)
-    c.notices.push_back("the runs used different GPUs: \"" + detail::printable(base.device, 64) + "\" then \"" +
-                        detail::printable(now.device, 64) + "\"");
+  std::apply(
+      [&](const auto&... fs) {
+        const auto differ = [&](const char* what, const std::string& was, const std::string& is) {
+          if (!was.empty() && !is.empty() && was != is) c.run_changes.push_back({what, was, is});
+        };
+        (differ(fs.name, base.setup.*(fs.member), now.setup.*(fs.member)), ...);
+      },
+      run_setup::fields());
   if (base.what != now.what) c.notices.push_back("comparing a " + base.what + " with a " + now.what);
   std::unordered_map<std::string, const compare_input::site*> old;
   for (const compare_input::site& s : base.sites) old.emplace(detail::site_key(s.op, s.name), &s);
@@ -281,6 +352,12 @@ inline void print(const comparison& c, std::ostream& os) {
   os << "warmup compare: threshold " << detail::fmt("%.1f", c.threshold * 100) << "%, floor " << format_duration(c.floor)
      << " (first calls " << format_duration(c.first_floor)
      << "); p50 verdicts need the 95% intervals apart where both runs have them\n";
+  if (!c.run_changes.empty()) {
+    // Above the verdicts: a new driver or runtime explains a first call's change before the code does.
+    os << "changed between the runs (first calls depend on it):\n";
+    for (const setup_change& x : c.run_changes)
+      os << "  " << x.what << ": " << detail::printable(x.base, 200) << " -> " << detail::printable(x.now, 200) << '\n';
+  }
   detail::text_table t({"site", "op", "figure", "base", "new", "new/base", "verdict"}, 3);
   const auto row = [&](const site_change& s, const char* what, const figure_change& f, bool with_name) {
     const auto cell = [](const detail::opt_ns& v) { return v ? format_duration(*v) : std::string("-"); };

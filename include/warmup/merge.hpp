@@ -24,19 +24,30 @@ WARMUP_BEGIN_NAMESPACE
 /// @brief The schema name a merged report carries first, under "schema".
 inline constexpr std::string_view merged_json_schema = "warmup.merged/1";
 
-/// @brief One site of one rank, reduced to what a merge reads: the fixed-size part of a
-/// `site_report` (detail/io/rank_wire.hpp sends it over MPI).
+/// @brief The figures of one site that merges and comparisons read, picked from its report in
+/// one place (`summarize`): a rank's summary, a merged rank's marks (`rank_figures`) and a
+/// comparison's input (`compare_input::site`) are all made of it. A new figure for them is a
+/// member here and a line in `summarize`.
 /// \code
-///   const warmup::site_summary s = warmup::summarize(site);
+///   const warmup::site_figures f = warmup::summarize(site);
+///   if (f.p50) std::cout << f.first.count() << " ns first, " << f.p50->count() << " ns p50\n";
 /// \endcode
-struct site_summary {
-  std::string name;
-  op_kind op = op_kind::region;
+struct site_figures {
   std::uint64_t calls = 0;
   std::chrono::nanoseconds first{};                ///< host time of the first call
   std::optional<std::chrono::nanoseconds> p50;     ///< host steady p50; empty: no steady state
   std::chrono::nanoseconds warmup_excess{};        ///< host
-  std::optional<std::chrono::nanoseconds> device_first, device_p50;
+  std::optional<std::chrono::nanoseconds> device_first, device_p50;  ///< where the device was timed
+};
+
+/// @brief One site of one rank, reduced to what a merge reads: its name and kind, and its
+/// figures (the fixed-size part of a `site_report`: detail/io/rank_wire.hpp sends it over MPI).
+/// \code
+///   const warmup::site_summary s = warmup::summarize(site);
+/// \endcode
+struct site_summary : site_figures {
+  std::string name;
+  op_kind op = op_kind::region;
 };
 
 /// @brief One rank's report, reduced for a merge: who wrote it and its sites' summaries.
@@ -56,7 +67,7 @@ struct rank_summary {
   std::vector<site_summary> sites;
 };
 
-/// @brief The summary of one site of a report.
+/// @brief The summary of one site of a report: the one place its figures are picked.
 inline site_summary summarize(const site_report& s) {
   site_summary out;
   out.name = s.name;
@@ -102,13 +113,8 @@ struct spread {
 };
 
 /// @brief One rank's figures at a merged site (the marks of the merged picture).
-struct rank_figures {
+struct rank_figures : site_figures {
   int rank = 0;
-  std::uint64_t calls = 0;
-  std::chrono::nanoseconds first{};
-  std::optional<std::chrono::nanoseconds> p50;
-  std::chrono::nanoseconds warmup_excess{};
-  std::optional<std::chrono::nanoseconds> device_first, device_p50;
 
   static constexpr auto fields() {
     using self = rank_figures;
@@ -283,7 +289,9 @@ inline merged_report merge(std::vector<rank_summary> in) {
           first_duplicate = "rank " + std::to_string(rank) + ", " + std::string(to_string(m.op)) + " site \"" + m.name + "\"";
         continue;
       }
-      m.per_rank.push_back({rank, s.calls, s.first, s.p50, s.warmup_excess, s.device_first, s.device_p50});
+      rank_figures& f = m.per_rank.emplace_back();
+      f.rank = rank;
+      static_cast<site_figures&>(f) = std::move(s);
     }
     r.sites.clear();
     r.sites.shrink_to_fit();

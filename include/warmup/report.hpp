@@ -197,7 +197,7 @@ struct site_report {
   std::optional<host_signals> first_call_host;  ///< what the first call did on the host
   std::optional<pool_growth> pool;  ///< allocation scopes given a stream, where the pool could be read
   std::vector<std::string> notes;        ///< plain-language reading of the figures
-  // For the timeline and the picture (trace, SVG), not written to JSON or CSV:
+  // For the timeline and the picture (trace, SVG); in the JSON, not in the CSV (one cell a value):
   std::vector<std::chrono::nanoseconds> first_calls;  ///< host time of the first 64 calls, in order
   std::vector<call_record> timeline;     ///< the first calls and a thinning sample, in call order
 };
@@ -273,6 +273,10 @@ struct report {
   library_costs library;
   std::vector<std::string> notices;  ///< the one-time messages the library printed
   std::vector<site_report> sites;  ///< in order of first use
+  /// Whether the sites' `first_calls` and `timeline` were recorded: false for a report read
+  /// back from a `warmup.report/2` document, which did not carry them, so that the trace and
+  /// the picture say they are missing instead of drawing nothing. Not written to JSON.
+  bool call_times_recorded = true;
 
   /// @brief The site of kind `op` named `name`, or nullptr.
   /// \code

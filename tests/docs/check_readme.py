@@ -103,7 +103,7 @@ def build_line(cxx):
         words = [cxx] + [subst.get(w, w) for w in words[1:]]
         warmup_check.run_ok(words)
         r = warmup_check.run_ok([exe], timeout=120)
-        assert '"schema":"warmup.report/2"' in r.stdout, r.stdout
+        assert '"schema":"warmup.report/3"' in r.stdout, r.stdout
     return f"the README's g++ line built and ran examples/steps.cpp: {' '.join(words[:3])} ..."
 
 

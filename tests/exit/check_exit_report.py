@@ -71,13 +71,13 @@ with tempfile.TemporaryDirectory() as tmp:
     upper = os.path.join(tmp, "report.JSON")
     rc, out, err = run(upper)
     check("an extension in capitals is understood",
-          rc == 0 and warmup_check.load_report(upper)["schema"] == "warmup.report/2", err)
+          rc == 0 and warmup_check.load_report(upper)["schema"] == "warmup.report/3", err)
     rc, out, err = run(" ,,, ", code=0)
     check("a list that names nothing is said, and the table goes to stderr",
           "names no destination" in err and "exit.step" in err, err)
     rc, out, err = run("/dev/stdout:json")
     check("/dev/stdout with a format: JSON on stdout (a pipe here)",
-          rc == 0 and json.loads(out)["schema"] == "warmup.report/2", (rc, out[:200], err))
+          rc == 0 and json.loads(out)["schema"] == "warmup.report/3", (rc, out[:200], err))
     fifo = os.path.join(tmp, "nobody-reads")
     os.mkfifo(fifo)
     rc, out, err = run(fifo + ":csv", code=3)
@@ -101,7 +101,7 @@ with tempfile.TemporaryDirectory() as tmp:
     old = os.path.join(tmp, "old.json")
     open(old, "w").write("previous report")
     rc, out, err = run(old)
-    check("an existing report is replaced whole", warmup_check.load_report(old)["schema"] == "warmup.report/2")
+    check("an existing report is replaced whole", warmup_check.load_report(old)["schema"] == "warmup.report/3")
 
     rc, out, err = run("stderr", how="quick_exit", code=6)
     check("std::quick_exit: status kept, no report (exit handlers do not run)", rc == 6 and "warmup report" not in err,

@@ -151,7 +151,7 @@ def run(program, args, tmp, tag, env=None):
     warmup_check.skip_without_gpu(proc)
     warmup_check.expect_exit(proc)
     doc = warmup_check.load_report(path)
-    assert doc["schema"] == "warmup.report/2", doc["schema"]
+    assert doc["schema"] == "warmup.report/3", doc["schema"]
     assert doc["device"] is not None and doc["device_status"] == "ok", doc["device_status"]
     assert doc["device_pending"] == 0, doc["device_pending"]
     for s in doc["sites"]:

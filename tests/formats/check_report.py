@@ -37,7 +37,7 @@ def run(args):
 
 def check_steps(program):
     doc = warmup_check.last_line_report(run([program]))
-    assert doc["schema"] == "warmup.report/2", doc["schema"]
+    assert doc["schema"] == "warmup.report/3", doc["schema"]
     assert doc["device"] is None or isinstance(doc["device"]["name"], str)
     assert isinstance(doc["device_status"], str) and doc["device_status"]
     (site,) = [s for s in doc["sites"] if s["name"] == "step"]

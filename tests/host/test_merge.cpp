@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -100,11 +101,55 @@ TEST_CASE("a report read back from its JSON writes the same JSON: every field is
   CHECK(warmup::to_json(*back) == json);
   CHECK(back->sites.front().host.first == ns{INT64_MAX});
   CHECK(*back->identity.rank == 3);
+  // The call times the trace and the picture draw come back too, so those are drawn again whole.
+  CHECK(back->call_times_recorded);
+  CHECK(back->sites.front().first_calls == r.sites.front().first_calls);
+  REQUIRE(back->sites.front().timeline.size() == r.sites.front().timeline.size());
+  CHECK(back->sites.front().timeline.front().host_start == r.sites.front().timeline.front().host_start);
+  CHECK(warmup::to_svg(*back) == warmup::to_svg(r));
+  CHECK(warmup::to_trace(*back) == warmup::to_trace(r));
 
   // The same text as a merged report is refused, naming both schemas.
   CHECK_FALSE(warmup::read_merged(json, error));
-  CHECK(error.find("warmup.report/2") != std::string::npos);
+  CHECK(error.find("warmup.report/3") != std::string::npos);
   CHECK(error.find("warmup.merged/1") != std::string::npos);
+}
+
+TEST_CASE("a warmup.report/2 report reads, and its missing call times are said to be missing") {
+  {
+    warmup::region_scope s{"merge test: schema 2"};
+  }
+  const warmup::report r = warmup::snapshot();
+  std::string json = warmup::to_json(r);
+  // What a /2 writer wrote: the same document without the call times.
+  const auto cut = [&](const std::string& key) {
+    for (std::size_t at; (at = json.find(",\"" + key + "\":[")) != std::string::npos;) {
+      std::size_t depth = 0, end = at + key.size() + 5;  // just after the list's [
+      for (; end < json.size(); ++end) {
+        if (json[end] == '[') ++depth;
+        if (json[end] == ']' && depth-- == 0) break;
+      }
+      json.erase(at, end + 1 - at);
+    }
+  };
+  cut("first_calls");
+  cut("timeline");
+  json.replace(json.find("warmup.report/3"), 15, "warmup.report/2");
+  std::string error;
+  const std::optional<warmup::report> back = warmup::read_report(json, error);
+  REQUIRE(back);
+  CHECK_FALSE(back->call_times_recorded);
+  const warmup::site_report* site = back->find(warmup::op_kind::region, "merge test: schema 2");
+  REQUIRE(site != nullptr);
+  CHECK(site->first_calls.empty());
+  CHECK(site->host.first == r.find(warmup::op_kind::region, "merge test: schema 2")->host.first);
+  CHECK(warmup::to_svg(*back).find("call times not in this report (warmup.report/2)") != std::string::npos);
+  CHECK(warmup::to_svg(r).find("call times not in this report") == std::string::npos);
+  CHECK(warmup::to_trace(*back).find("no call times") != std::string::npos);
+
+  json.replace(json.find("warmup.report/2"), 15, "warmup.report/1");
+  CHECK_FALSE(warmup::read_report(json, error));
+  CHECK(error.find("reads warmup.report/3 and warmup.report/2") != std::string::npos);
 }
 
 TEST_CASE("merge: min, lower median and max over ranks, the slowest rank, calls summed") {
@@ -231,6 +276,105 @@ TEST_CASE("compare: threshold, floor and the p50 intervals each decide") {
   warmup::compare_options loose;
   loose.threshold = 0.5;
   CHECK_FALSE(warmup::compare(base, now, loose).regressed);
+}
+
+TEST_CASE("compare lists what changed between the runs' setups, above the verdicts and in its JSON") {
+  warmup::report a;
+  warmup::device_description d;
+  d.name = "NVIDIA H100 80GB HBM3";
+  d.driver_version = 12040, d.runtime_version = 12040;
+  a.device = d;
+  a.module_loading = "LAZY (the default)", a.jit_cache = "enabled", a.attribution_source = "cupti", a.cpu_sampling = "off";
+  warmup::site_report s;
+  s.name = "forward", s.calls = 1, s.host.calls = 1, s.host.first = 5ms;
+  a.sites.push_back(s);
+
+  const warmup::comparison same = warmup::compare(warmup::compare_view(a), warmup::compare_view(a));
+  CHECK(same.run_changes.empty());
+  std::ostringstream plain;
+  warmup::print(same, plain);
+  CHECK(plain.str().find("changed between the runs") == std::string::npos);
+  CHECK(warmup::to_json(same).find("\"run_changes\":[]") != std::string::npos);
+
+  warmup::report b = a;
+  b.device->driver_version = 12080, b.device->runtime_version = 12090;
+  b.module_loading = "EAGER", b.jit_cache = "disabled", b.attribution_source = "off";
+  b.cpu_sampling = "every 1000 us in first calls, weighted by CPU time";
+  b.identity.library_version = "0.2.0";
+  const warmup::comparison c = warmup::compare(warmup::compare_view(a), warmup::compare_view(b));
+  std::vector<std::string> what;
+  for (const warmup::setup_change& x : c.run_changes) what.push_back(x.what + ": " + x.base + " -> " + x.now);
+  CHECK(what == std::vector<std::string>{"driver: 12.4 -> 12.8", "runtime: 12.4 -> 12.9",
+                                         "module_loading: LAZY (the default) -> EAGER", "jit_cache: enabled -> disabled",
+                                         "attribution: cupti -> off",
+                                         "cpu_sampling: off -> every 1000 us in first calls, weighted by CPU time",
+                                         "library_version: 0.1.0 -> 0.2.0"});
+  std::ostringstream text;
+  warmup::print(c, text);
+  const std::size_t block = text.str().find("changed between the runs"), table = text.str().find("\nsite ");
+  REQUIRE(block != std::string::npos);
+  CHECK(block < table);
+  CHECK(text.str().find("  driver: 12.4 -> 12.8\n") != std::string::npos);
+  CHECK(warmup::to_json(c).find(R"("run_changes":[{"what":"driver","base":"12.4","now":"12.8"},)") != std::string::npos);
+
+  // Another GPU is a change of setup too; one run without a GPU reads "none". What a merged
+  // report does not carry (the driver) is never compared.
+  b = a;
+  b.device->name = "NVIDIA H200";
+  CHECK(warmup::compare(warmup::compare_view(a), warmup::compare_view(b)).run_changes.at(0).now == "NVIDIA H200");
+  b.device.reset();
+  const warmup::comparison none = warmup::compare(warmup::compare_view(a), warmup::compare_view(b));
+  REQUIRE(none.run_changes.size() == 1);
+  CHECK(none.run_changes[0].what == "gpu");
+  CHECK(none.run_changes[0].now == "none");
+  std::vector<warmup::rank_summary> ranks;
+  ranks.push_back(warmup::summarize(a));
+  ranks.back().rank = 0;
+  const warmup::comparison merged = warmup::compare(warmup::compare_view(a), warmup::compare_view(warmup::merge(std::move(ranks))));
+  CHECK(merged.run_changes.empty());
+}
+
+TEST_CASE("a site's figures are picked once: a summary, a merged rank's marks and a comparison agree") {
+  warmup::site_report s;
+  s.name = "step", s.op = warmup::op_kind::launch, s.calls = 40;
+  s.host.first = 9ms, s.host.warmup_excess = 3ms;
+  warmup::steady_state st;
+  st.p50 = 100us, st.p50_low = 99us, st.p50_high = 101us;
+  s.host.steady = st;
+  warmup::timing dev;
+  dev.calls = 40, dev.first = 8ms;
+  st.p50 = 90us, st.p50_low = 89us, st.p50_high = 91us;
+  dev.steady = st;
+  s.device = dev;
+  warmup::report r;
+  r.sites.push_back(s);
+
+  const auto figures_of_step = [](const warmup::site_figures& f) {
+    CHECK(f.calls == 40);
+    CHECK(f.first == 9ms);
+    CHECK(f.warmup_excess == 3ms);
+    CHECK(f.p50 == 100us);
+    CHECK(f.device_first == 8ms);
+    CHECK(f.device_p50 == 90us);
+  };
+  figures_of_step(warmup::summarize(s));
+  const warmup::compare_input in = warmup::compare_view(r);
+  REQUIRE(in.sites.size() == 1);
+  figures_of_step(in.sites[0]);
+  CHECK(in.sites[0].name == "step");
+  CHECK(in.sites[0].op == warmup::op_kind::launch);
+  CHECK(in.sites[0].p50_low == 99us);
+  CHECK(in.sites[0].device_p50_high == 91us);
+  std::vector<warmup::rank_summary> ranks;
+  ranks.push_back(warmup::summarize(r));
+  ranks.back().rank = 5;
+  const warmup::merged_report m = warmup::merge(std::move(ranks));
+  REQUIRE(m.sites.size() == 1);
+  const warmup::rank_figures& f = m.sites[0].per_rank.at(0);
+  CHECK(f.rank == 5);
+  figures_of_step(f);
+  // The merged JSON's per-rank marks keep their keys.
+  CHECK(warmup::to_json(m).find(R"("per_rank":[{"rank":5,"calls":40,"first":9000000,"p50":100000,"warmup_excess":3000000,"device_first":8000000,"device_p50":90000}])") != std::string::npos);
 }
 
 TEST_CASE("the MPI wire format: fixed sizes, long names kept apart, bad bytes refused") {

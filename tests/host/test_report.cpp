@@ -62,7 +62,7 @@ TEST_CASE("the table shows every site, its figures and its notes") {
 
 TEST_CASE("JSON: absent figures are null, never invented") {
   const std::string j = warmup::to_json(sample_report());
-  CHECK(j.find("\"schema\":\"warmup.report/2\"") != std::string::npos);
+  CHECK(j.find("\"schema\":\"warmup.report/3\"") != std::string::npos);
   CHECK(j.find("\"device\":null") != std::string::npos);
   CHECK(j.find("\"name\":\"once\",\"op\":\"context\",\"calls\":1,\"host\":{\"calls\":1,\"first\":120000000,"
                "\"warmup_calls\":0,\"total\":0,\"first_call_excess\":null,\"warmup_excess\":0,"

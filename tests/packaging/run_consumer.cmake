@@ -46,7 +46,7 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${exe} exited with ${rc}\nstdout:\n${out}\nstderr:\n${err}")
 endif()
 
-set(expected [["schema":"warmup.report/2"]])
+set(expected [["schema":"warmup.report/3"]])
 if(EXPECT_ENABLED)
   list(APPEND expected [["name":"step"]])
 else()

@@ -149,6 +149,87 @@ check([s["name"] for s in c["removed"]] == ["io"] and [s["name"] for s in c["add
       "  io listed as removed, 'new site' as added")
 check("removed (base only): region io" in out and "added (new only): region new site" in out, "  the table lists both")
 
+# What changed between the runs, besides the code: above the verdicts, and in the JSON.
+def old_setup_of(doc):
+    doc.update(device={"index": 0, "name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-0", "compute_major": 9,
+                       "compute_minor": 0, "multiprocessors": 132, "memory_bytes": 85899345920,
+                       "driver_version": 12040, "runtime_version": 12040, "event_pair_floor": None},
+               module_loading="LAZY (the default)", jit_cache="enabled", attribution_source="off", cpu_sampling="off")
+
+
+def new_setup_of(doc):
+    old_setup_of(doc)
+    doc["device"].update(driver_version=12080, runtime_version=12090)
+    doc.update(module_loading="EAGER", jit_cache="disabled", attribution_source="cupti",
+               cpu_sampling="every 1000 us in first calls, weighted by CPU time")
+
+
+old_setup, upgraded = derived("old_setup.json", old_setup_of), derived("upgraded.json", new_setup_of)
+rc, out, err = run("compare", old_setup, upgraded, "-o", os.path.join(work, "setup.cmp.json"), "-o", "-")
+c = json.load(open(os.path.join(work, "setup.cmp.json")))
+changes = [(x["what"], x["base"], x["now"]) for x in c["run_changes"]]
+check(rc == 0 and changes == [("driver", "12.4", "12.8"), ("runtime", "12.4", "12.9"),
+                              ("module_loading", "LAZY (the default)", "EAGER"), ("jit_cache", "enabled", "disabled"),
+                              ("attribution", "off", "cupti"),
+                              ("cpu_sampling", "off", "every 1000 us in first calls, weighted by CPU time")],
+      f"a new driver, runtime, module loading, JIT cache, attribution and sampling: each in run_changes ({changes})")
+block = out.find("changed between the runs")
+check(0 < block < out.find("\nsite ") and "  driver: 12.4 -> 12.8\n" in out and "  module_loading: LAZY (the default) -> EAGER\n" in out,
+      "  the table lists them above the verdicts")
+rc, out, err = run("compare", old_setup, old_setup, "-o", os.path.join(work, "nosetup.cmp.json"), "-o", "-")
+check(rc == 0 and "changed between" not in out and json.load(open(os.path.join(work, "nosetup.cmp.json")))["run_changes"] == [],
+      "the same setup: no such block, run_changes empty")
+
+# --- show: a report written again in the formats WARMUP_REPORT writes at exit --------------
+formats = ["txt", "json", "csv", "trace.json", "svg"]
+at_exit = os.path.join(work, "atexit")
+subprocess.run([spin, ",".join(f"{at_exit}.{f}" for f in formats), "--first-us", "3000"], check=True, env=env_for())
+for f in formats:
+    again = os.path.join(work, f"again.{f}")
+    args = ("show", at_exit + ".json", "-o", again) if f != "svg" else ("show", "-o", again, at_exit + ".json")
+    rc, out, err = run(*args)
+    same_bytes = os.path.exists(again) and open(again, "rb").read() == open(f"{at_exit}.{f}", "rb").read()
+    check(rc == 0 and out == "" and same_bytes, f"show -o .{f}: the very file the program wrote at exit ({err.strip()[:200]})")
+trace = json.load(open(os.path.join(work, "again.trace.json")))
+calls = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+check(len(calls) >= 3 and any(e["args"]["first"] for e in calls), f"  the trace has the calls ({len(calls)} events)")
+circles = list(ET.parse(os.path.join(work, "again.svg")).getroot().iter("{http://www.w3.org/2000/svg}circle"))
+check(len(circles) > 4 + 60, f"  the picture has a point per call ({len(circles)} circles)")
+rc, out, err = run("show", at_exit + ".json", "-o", "-")
+check(rc == 0 and out == open(at_exit + ".txt").read(), "show -o -: the table on standard output")
+
+for bad_out in ("x.svgz", "x.png", "noextension"):
+    target = os.path.join(work, bad_out)
+    rc, out, err = run("show", at_exit + ".json", "-o", os.path.join(work, "ok.svg"), "-o", target)
+    check(rc == 2 and "must end in .txt, .json, .csv, .trace.json, .svg" in err and not os.path.exists(target)
+          and not os.path.exists(os.path.join(work, "ok.svg")), f"show -o {bad_out}: refused, exit 2, nothing written")
+rc, out, err = run("show", at_exit + ".json", "-o", "/nonexistent-dir/x.svg")
+check(rc == 2 and "/nonexistent-dir/x.svg" in err and "No such file or directory" in err,
+      "show -o into a folder that does not exist: named with the reason, exit 2")
+rc, out, err = run("show", at_exit + ".json", "-o")
+check(rc == 2 and "-o needs a file name" in err, "show -o with no file: exit 2")
+rc, out, err = run("show", at_exit + ".json", "--threshold", "5%")
+check(rc == 2 and "unknown option --threshold for show" in err, "a compare option given to show: refused, exit 2")
+
+
+def schema_2(doc):  # what an earlier release wrote: no call times
+    doc["schema"] = "warmup.report/2"
+    for site in doc["sites"]:
+        del site["first_calls"], site["timeline"]
+
+
+old = derived("schema2.json", schema_2)
+rc, out, err = run("show", old, "-o", os.path.join(work, "old.svg"), "-o", os.path.join(work, "old.trace.json"),
+                   "-o", os.path.join(work, "old.txt"))
+svg_text = open(os.path.join(work, "old.svg")).read()
+check(rc == 0 and "warmup.report/2" in err and svg_text.count("call times not in this report (warmup.report/2)") == 3,
+      "a warmup.report/2 report: its picture says on each panel that the call times are missing, and so does stderr")
+check("no call times" in open(os.path.join(work, "old.trace.json")).read(), "  its trace says so too")
+rc, out, err = run("show", old)
+check(rc == 0 and out == open(os.path.join(work, "old.txt")).read() and "step" in out, "  its table is written, as show prints it")
+rc, out, err = run("compare", base, old)
+check(rc == 0, "a warmup.report/2 report compares with a warmup.report/3 one")
+
 # --- bad input ------------------------------------------------------------------------
 def bad(name, text, expect):
     path = os.path.join(work, name)
@@ -237,6 +318,15 @@ paths = [p.get("d") for p in svg.iter("{http://www.w3.org/2000/svg}path")]
 marks = sum(len(x["per_rank"]) + sum(f["p50"] is not None for f in x["per_rank"]) for x in m["sites"])
 check(marks == 4 + 8 + 6 and sum(d.count("v8") for d in paths) == marks,
       "merged SVG: a mark per rank for each first call and each steady p50")
+
+# show writes a merged report in its own formats, as merge -o does; a merged report has no timeline.
+rc, out, err = run("show", merged, "-o", os.path.join(work, "shown.svg"), "-o", os.path.join(work, "shown.csv"))
+check(rc == 0 and open(os.path.join(work, "shown.svg")).read() == open(os.path.join(work, "merged.svg")).read()
+      and open(os.path.join(work, "shown.csv")).read() == open(os.path.join(work, "merged.csv")).read(),
+      "show -o of a merged report: the SVG and CSV merge -o wrote")
+rc, out, err = run("show", merged, "-o", os.path.join(work, "shown.trace.json"))
+check(rc == 2 and "merged report" in err and not os.path.exists(os.path.join(work, "shown.trace.json")),
+      "show -o .trace.json of a merged report: refused, exit 2")
 
 # Merges merge: two halves merged, then merged again, give the same figures as all at once.
 half_a, half_b = os.path.join(work, "half_a.json"), os.path.join(work, "half_b.json")

@@ -1,5 +1,6 @@
 // warmup-report: reads the JSON reports warmup writes. `merge` puts many ranks' reports
-// together; `compare` gates a change on two runs; `show` prints one report as a table.
+// together; `compare` gates a change on two runs; `show` prints one report as a table, or
+// writes it again as a picture, a timeline, CSV or JSON.
 // Built with WARMUP_DISABLE: the tool measures nothing and never writes a report of its own,
 // whatever WARMUP_* variables its environment carries.
 #include <warmup/compare.hpp>
@@ -30,21 +31,25 @@ constexpr int exit_ok = 0, exit_regressed = 1, exit_error = 2;
 const char* const usage_text =
     "usage: warmup-report merge [-o FILE]... REPORT_OR_DIR...\n"
     "       warmup-report compare [--threshold 10%] [--floor 1us] [--first-floor 50us] [-o FILE]... BASE NEW\n"
-    "       warmup-report show REPORT\n"
+    "       warmup-report show [-o FILE]... REPORT\n"
     "\n"
-    "merge    many ranks' JSON reports (warmup.report/2, or merged reports: merges of merges)\n"
+    "merge    many ranks' JSON reports (warmup.report/3 or /2, or merged reports: merges of merges)\n"
     "         as one: per site, first call, steady p50 and warm-up excess as min / median / max\n"
     "         over ranks, with the slowest rank. A directory stands for its *.json files.\n"
     "compare  two runs (reports or merged reports), per site: first call, warm-up excess and\n"
     "         steady p50, each faster / slower / same. Exit status 1 when a site got slower\n"
     "         beyond the threshold (default 10%) and the floor (default 1us for p50s, 50us for\n"
     "         first calls and warm-up excesses, one sample each); where both runs have a p50's\n"
-    "         95% confidence interval, the intervals must also be apart.\n"
-    "show     one report (or merged report) as a table.\n"
+    "         95% confidence interval, the intervals must also be apart. Above the verdicts:\n"
+    "         what changed between the runs (GPU, driver, runtime, module loading, JIT cache,\n"
+    "         attribution, CPU sampling, library version).\n"
+    "show     one report (or merged report) as a table, or with -o in the formats WARMUP_REPORT\n"
+    "         writes at exit: .txt, .json, .csv, .trace.json (one report only), .svg.\n"
     "\n"
     "-o FILE  writes the result to FILE, in the format its extension names (.json, .csv, .svg\n"
-    "         for merge; .json for compare; anything else: the table); '-' is standard output.\n"
-    "         Without -o, the table goes to standard output.\n"
+    "         for merge; .json for compare; anything else: the table; show refuses any other\n"
+    "         extension); '-' is the table on standard output. Without -o, the table goes to\n"
+    "         standard output.\n"
     "Exit status: 0 done (no regression), 1 regression (compare), 2 bad usage or input; a merge\n"
     "with unreadable inputs still merges the rest, says which were left out, and exits 2.\n";
 
@@ -138,7 +143,9 @@ void unmerge(warmup::merged_report& m, const std::string& path, std::vector<warm
     for (const warmup::rank_figures& f : s.per_rank) {
       const auto it = slot.find(f.rank);
       if (it == slot.end()) continue;  // a rank the document does not list: nobody to give it to
-      ranks[it->second].sites.push_back({s.name, s.op, f.calls, f.first, f.p50, f.warmup_excess, f.device_first, f.device_p50});
+      warmup::site_summary& back = ranks[it->second].sites.emplace_back();
+      static_cast<warmup::site_figures&>(back) = f;
+      back.name = s.name, back.op = s.op;
     }
   for (auto& r : ranks) out.push_back(std::move(r));
 }
@@ -233,17 +240,47 @@ int compare_command(const std::vector<std::string>& outputs, const std::vector<s
   return c.regressed ? exit_regressed : exit_ok;
 }
 
-int show_command(const std::vector<std::string>& args) {
+/// One report written again in the formats `WARMUP_REPORT` would have written at exit, by the
+/// same writers (a merged report: its own four); without -o, the table on standard output.
+int show_command(const std::vector<std::string>& outputs, const std::vector<std::string>& args) {
+  namespace d = warmup::detail;
   if (args.size() != 1) return usage_error("show needs one report");
+  // Every output's format before anything is read or written: a misnamed one writes nothing.
+  for (const std::string& o : outputs)
+    if (o != "-" && d::format_for_path(o) == nullptr)
+      return usage_error("show -o " + d::printable(o, 200) + ": the file name must end in " + d::format_extensions() +
+                         " (the format it is written in), or be '-' for the table on standard output");
   std::string error;
-  const std::optional<document> d = read_document(args[0], error);
-  if (!d) {
+  const std::optional<document> doc = read_document(args[0], error);
+  if (!doc) {
     std::cerr << "warmup-report: " << error << '\n';
     return exit_error;
   }
-  if (d->one) warmup::print(*d->one, std::cout);
-  else warmup::print(*d->merged, std::cout);
-  return exit_ok;
+  const auto format_of = [&](const std::string& o) {
+    return o == "-" ? warmup::report_format::table : d::format_for_path(o)->format;
+  };
+  if (doc->merged) {
+    for (const std::string& o : outputs)
+      if (format_of(o) == warmup::report_format::trace)
+        return usage_error("show -o " + d::printable(o, 200) + ": " + args[0] +
+                           " is a merged report, which holds no timeline (a trace is made from one rank's report)");
+  } else if (!doc->one->call_times_recorded) {
+    for (const std::string& o : outputs)
+      if (const warmup::report_format f = format_of(o); f == warmup::report_format::svg || f == warmup::report_format::trace)
+        std::cerr << "warmup-report: " << args[0] << " is a warmup.report/2 report, which holds no call times: "
+                  << d::printable(o, 200) << " has the sites without their calls, and says so\n";
+  }
+  bool written = true;
+  for (const std::string& o : outputs) {
+    const std::string text = doc->merged ? d::merged_text_for(o, *doc->merged)
+                                         : warmup::format_report(*doc->one, format_of(o));
+    written = write_output(o, text) && written;
+  }
+  if (outputs.empty()) {
+    if (doc->one) warmup::print(*doc->one, std::cout);
+    else warmup::print(*doc->merged, std::cout);
+  }
+  return written ? exit_ok : exit_error;
 }
 
 }  // namespace
@@ -293,6 +330,6 @@ int main(int argc, char** argv) {
   }
   if (command == "merge") return merge_command(outputs, rest);
   if (command == "compare") return compare_command(outputs, rest, options);
-  if (command == "show") return show_command(rest);
+  if (command == "show") return show_command(outputs, rest);
   return usage_error("unknown command \"" + command + "\"");
 }

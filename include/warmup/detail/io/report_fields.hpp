@@ -85,6 +85,15 @@ struct record_fields<pool_growth> {
 };
 
 template <>
+struct record_fields<call_record> {
+  static constexpr auto get() {
+    using self = call_record;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(index), WARMUP_DETAIL_FIELD(host_start), WARMUP_DETAIL_FIELD(host),
+                           WARMUP_DETAIL_FIELD(device_start), WARMUP_DETAIL_FIELD(device));
+  }
+};
+
+template <>
 struct record_fields<untimed_calls> {
   static constexpr auto get() {
     using self = untimed_calls;
@@ -100,7 +109,8 @@ struct record_fields<site_report> {
     return std::make_tuple(WARMUP_DETAIL_FIELD(name), WARMUP_DETAIL_FIELD(op), WARMUP_DETAIL_FIELD(calls),
                            WARMUP_DETAIL_FIELD(host), WARMUP_DETAIL_FIELD(device), WARMUP_DETAIL_FIELD(bytes),
                            WARMUP_DETAIL_FIELD(exceptions), WARMUP_DETAIL_FIELD(device_untimed),
-                           WARMUP_DETAIL_FIELD(first_call_host), WARMUP_DETAIL_FIELD(pool), WARMUP_DETAIL_FIELD(notes));
+                           WARMUP_DETAIL_FIELD(first_call_host), WARMUP_DETAIL_FIELD(pool), WARMUP_DETAIL_FIELD(notes),
+                           WARMUP_DETAIL_FIELD(first_calls), WARMUP_DETAIL_FIELD(timeline));
   }
 };
 

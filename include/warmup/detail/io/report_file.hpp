@@ -80,6 +80,31 @@ WARMUP_END_NAMESPACE
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
+/// The format whose extension ends `path`, in any case, the longest that does (".trace.json"
+/// before ".json"); nullptr where none does. For `WARMUP_REPORT` and `warmup-report show -o`.
+inline const report_format_info* format_for_path(std::string_view path) noexcept {
+  const auto ends_with_any_case = [&](std::string_view ext) {
+    if (path.size() < ext.size()) return false;
+    for (std::size_t i = 0; i < ext.size(); ++i) {
+      char c = path[path.size() - ext.size() + i];
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      if (c != ext[i]) return false;
+    }
+    return true;
+  };
+  const report_format_info* found = nullptr;
+  for (const report_format_info& f : report_formats)
+    if (ends_with_any_case(f.extension) && (found == nullptr || f.extension.size() > found->extension.size())) found = &f;
+  return found;
+}
+
+/// "'.txt', '.json', ...": the extensions that pick a format, for messages.
+inline std::string format_extensions() {
+  std::string out;
+  for (const report_format_info& f : report_formats) out += (out.empty() ? "" : ", ") + std::string(f.extension);
+  return out;
+}
+
 /// What is wrong with the placeholders of a path (`%r`, `%p`, `%h`, `%%`), or empty.
 inline std::string placeholder_error(std::string_view path) {
   for (std::size_t i = 0; i < path.size(); ++i) {
@@ -225,9 +250,6 @@ WARMUP_DETAIL_RUNTIME bool parse_destinations(std::string_view spec, std::vector
     for (char& c : l) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
     return l;
   };
-  const auto ends_with = [](std::string_view v, std::string_view e) {
-    return v.size() >= e.size() && v.compare(v.size() - e.size(), e.size(), e) == 0;
-  };
   const auto say = [&](std::string text) { error += (error.empty() ? "" : "; ") + std::move(text); };
   bool ok = true;
   const std::size_t before = out.size();
@@ -249,11 +271,7 @@ WARMUP_DETAIL_RUNTIME bool parse_destinations(std::string_view spec, std::vector
       for (const report_format_info& f : report_formats)
         if (lower(item.substr(colon + 1)) == f.name) found = &f, target = item.substr(0, colon);
     }
-    // Else the longest extension that ends the path: ".trace.json" before ".json".
-    const std::string l = lower(item);
-    for (const report_format_info& f : report_formats)
-      if (target == item && ends_with(l, f.extension) && (found == nullptr || f.extension.size() > found->extension.size()))
-        found = &f;
+    if (found == nullptr) found = detail::format_for_path(item);
     if (found != nullptr) {
       if (const std::string why = detail::placeholder_error(target); !why.empty()) {
         say(why);
@@ -263,12 +281,9 @@ WARMUP_DETAIL_RUNTIME bool parse_destinations(std::string_view spec, std::vector
       out.push_back({std::string(target), found->format});
       continue;
     }
-    std::string extensions, names;
-    for (const report_format_info& f : report_formats) {
-      extensions += (extensions.empty() ? "" : ", ") + std::string(f.extension);
-      names += (names.empty() ? ":" : ", :") + std::string(f.name);
-    }
-    say("'" + detail::printable(item, 200) + "' is neither stdout, stderr, a path ending in " + extensions +
+    std::string names;
+    for (const report_format_info& f : report_formats) names += (names.empty() ? ":" : ", :") + std::string(f.name);
+    say("'" + detail::printable(item, 200) + "' is neither stdout, stderr, a path ending in " + detail::format_extensions() +
         ", nor a path followed by " + names);
     ok = false;
   }

@@ -50,7 +50,13 @@ struct svg_point {
 // Panel geometry, in pixels.
 inline constexpr double panel_w = 380, panel_h = 200, plot_l = 56, plot_r = 12, plot_t = 44, plot_b = 30;
 
-inline void svg_panel(std::string& o, const site_report& s, double ox, double oy) {
+/// The panel's text where it has no point to draw.
+inline const char* no_points_text(const report& r, const site_report& s) noexcept {
+  // A warmup.report/2 document carried no call times: the figures above stand, the points do not.
+  return s.calls == 0 || r.call_times_recorded ? "no calls yet" : "call times not in this report (warmup.report/2)";
+}
+
+inline void svg_panel(std::string& o, const report& whole, const site_report& s, double ox, double oy) {
   std::vector<svg_point> pts;
   for (std::size_t i = 0; i < s.first_calls.size(); ++i)
     pts.push_back({double(i), double(s.first_calls[i].count()),
@@ -71,7 +77,7 @@ inline void svg_panel(std::string& o, const site_report& s, double ox, double oy
   o += "<text x=\"10\" y=\"34\" font-size=\"11\" fill=\"#5a6270\">" + xml_text(sub, 120) + "</text>\n";
   if (pts.empty()) {
     o += "<text x=\"" + fmt("%.0f", panel_w / 2) + "\" y=\"" + fmt("%.0f", panel_h / 2 + 10) +
-         "\" font-size=\"11\" fill=\"#5a6270\" text-anchor=\"middle\">no calls yet</text>\n</g>\n";
+         "\" font-size=\"11\" fill=\"#5a6270\" text-anchor=\"middle\">" + no_points_text(whole, s) + "</text>\n</g>\n";
     return;
   }
   double ymin = 1e300, ymax = 1, xmax = 1;
@@ -167,7 +173,7 @@ WARMUP_DETAIL_RUNTIME std::string to_svg(const report& r) {
     o += "<text x=\"" + fmt("%.0f", gap) + "\" y=\"" + fmt("%.0f", head + 30) +
          "\" font-size=\"12\" fill=\"#5a6270\">no site was measured</text>\n";
   for (std::size_t i = 0; i < n; ++i)
-    svg_panel(o, r.sites[i], gap + double(i % cols) * (panel_w + gap), head + double(i / cols) * (panel_h + gap));
+    svg_panel(o, r, r.sites[i], gap + double(i % cols) * (panel_w + gap), head + double(i / cols) * (panel_h + gap));
   o += "</svg>\n";
   return o;
 }

@@ -50,7 +50,9 @@ WARMUP_DETAIL_RUNTIME std::string to_trace(const report& r) {
   j.key("traceEvents");
   j.open('[');
   const int device_pid = 2;
-  detail::trace_metadata(j, 1, 0, "process_name", "host");
+  // A warmup.report/2 document carried no call times: the rows are named, and empty, and say why.
+  detail::trace_metadata(j, 1, 0, "process_name",
+                         r.call_times_recorded ? "host" : "host (no call times: a warmup.report/2 report)");
   if (r.device) detail::trace_metadata(j, device_pid, 0, "process_name", "device " + std::to_string(r.device->index) + ": " + r.device->name);
   else detail::trace_metadata(j, device_pid, 0, "process_name", "device");
   int tid = 0;
