@@ -324,6 +324,21 @@ TEST_CASE("CPU samples name only what no record covers, and never more than the 
   CHECK(heavy.named == 600);
   CHECK(heavy.objects[0].ns + heavy.objects[1].ns == 600);
   CHECK(heavy.objects[0].ns >= 400);
+  // A task clock (user-mode samples, period 100): the ticks after its last sample found the
+  // thread in the kernel, 3 whole periods of the 350 ns of CPU left to the call's end.
+  cold_window cpu_read = w;
+  cpu_read.cpu_start_ns = 10'000;
+  cpu_read.cpu_end_ns = 10'550;
+  thread_sample user = at(1500, 2, 100);  // pc 1 is kernel_pc
+  user.cpu_ns = 10'200;
+  user.user_period_ns = 100;
+  const auto with_kernel = split_samples(cpu_read, records, {user}, [](std::uintptr_t pc) {
+    return pc == warmup::detail::kernel_pc ? std::string("[kernel]") : std::string("liba.so");
+  });
+  REQUIRE(with_kernel.objects.size() == 2);
+  CHECK(with_kernel.objects[1].where == "[kernel]");
+  CHECK(with_kernel.objects[1].ns == 300);
+  CHECK(with_kernel.named == 400);
 }
 
 TEST_CASE("time off the CPU that no record covers is named waiting, placed by the CPU clock's readings") {

@@ -330,18 +330,20 @@ TEST_CASE("a first call blocked in poll, select, epoll_wait, nanosleep or sem_ti
     if (tick == tick_kind::cpu_timer) CHECK(shared.used_tick.load() == tick_kind::cpu_timer);
   }
   shared.preferred = before;
-  // Sampling was on, and not one sample was taken in a blocked call: no signal reached it, so
-  // none cost it time either (a wall-clock tick of 200 us would have taken a thousand). How
-  // long each call took against its unsampled twin is in the INFO above; on a loaded machine
-  // both run a few ms past the timeout, alike.
+  // Sampling was on, and no sample was taken while a call was blocked: each stands for a
+  // period of the call's CPU time (a new thread's first call spends some before it blocks:
+  // its stack's page faults, the loader binding the call), so there are at most as many as its
+  // CPU time holds periods. A wall-clock tick of 200 us would have taken a thousand.
   const warmup::report r = warmup::snapshot();
   CHECK(r.cpu_sampling.rfind("every 200 us of CPU time in first calls (", 0) == 0);
   for (const std::string& site : sites) {
     const auto* s = r.find(warmup::op_kind::region, site);
-    REQUIRE((s && s->host.first_call_causes));
-    INFO(site);
-    CHECK(host_code_in(*s->host.first_call_causes, "[kernel]") == nullptr);
-    for (const auto& c : s->host.first_call_causes->causes) CHECK(c.what != warmup::cause::host_code);
+    REQUIRE((s && s->host.first_call_causes && s->first_call_host));
+    std::uint64_t samples = 0;
+    for (const auto& c : s->host.first_call_causes->causes)
+      if (c.what == warmup::cause::host_code && c.where != "[kernel]") samples += c.count;  // [kernel] shares a tick
+    INFO(site << ": " << samples << " samples, CPU " << s->first_call_host->cpu.count() << " ns");
+    CHECK(samples <= static_cast<std::uint64_t>(s->first_call_host->cpu / 200us) + 1);
   }
 }
 

@@ -152,6 +152,8 @@ struct thread_sample {
   std::uint64_t thread = 0;
   std::uint64_t weight_ns = 0;  ///< the thread's CPU time since the sample before
   std::uint64_t cpu_ns = 0;     ///< the thread's CPU clock when it was taken
+  /// The tick's period where it samples user mode only (a task clock), else 0 (cpu_samples.hpp).
+  std::uint64_t user_period_ns = 0;
 };
 
 /// The CPU time of a window that no record covers, by shared object: each sample outside the
@@ -173,15 +175,27 @@ host_code_split split_samples(const cold_window& w, const split& records, const 
                               NameOf&& name_of) {
   host_code_split out;
   std::uint64_t weight = 0;
-  for (const thread_sample& x : samples) {
-    if (x.start_ns < w.start_ns || x.start_ns >= w.end_ns || records.covers(x.start_ns)) continue;
+  // A task clock's ticks after its last sample all found the thread in the kernel (or there
+  // would be a later sample): a period each, put on the kernel at that last sample's instant.
+  const thread_sample* last = nullptr;
+  for (const thread_sample& x : samples)
+    if (x.start_ns >= w.start_ns && x.start_ns < w.end_ns && (last == nullptr || x.start_ns > last->start_ns)) last = &x;
+  std::vector<thread_sample> tail;
+  if (last != nullptr && last->user_period_ns != 0 && w.cpu_end_ns > last->cpu_ns) {
+    const std::uint64_t p = last->user_period_ns, missed = (w.cpu_end_ns - last->cpu_ns) / p;
+    if (missed != 0) tail.push_back({last->start_ns, last->end_ns, kernel_pc, last->thread, missed * p, w.cpu_end_ns, p});
+  }
+  const auto take = [&](const thread_sample& x) {
+    if (x.start_ns < w.start_ns || x.start_ns >= w.end_ns || records.covers(x.start_ns)) return;
     std::string where = name_of(x.pc);
     auto it = std::find_if(out.objects.begin(), out.objects.end(), [&](const auto& o) { return o.where == where; });
     if (it == out.objects.end()) it = out.objects.insert(out.objects.end(), {std::move(where), 0, 0});
     it->ns += x.weight_ns;
     it->samples += 1;
     weight += x.weight_ns;
-  }
+  };
+  for (const thread_sample& x : samples) take(x);
+  for (const thread_sample& x : tail) take(x);
   const std::uint64_t span = w.end_ns - w.start_ns;
   const std::uint64_t room = span > records.named ? span - records.named : 0;
   if (weight > room) {  // scale down, keeping the sum exact
@@ -277,10 +291,10 @@ class cause_store {
         // A tick lands a period apart, give or take the timer's slack: the kernel's share is
         // counted from the second period missed, so that slack never reads as kernel time.
         if (period != 0 && weight >= period + period / 2) {
-          keep({c.ns, c.ns + 1, kernel_pc, thread, weight - period, c.cpu_ns});
+          keep({c.ns, c.ns + 1, kernel_pc, thread, weight - period, c.cpu_ns, period});
           weight = period;
         }
-        keep({c.ns, c.ns + 1, c.pc, thread, weight, c.cpu_ns});
+        keep({c.ns, c.ns + 1, c.pc, thread, weight, c.cpu_ns, period});
       }
     } WARMUP_CATCH_ALL {
     }
