@@ -11,9 +11,10 @@ on a host without a GPU; where the host has one, an example that cannot use it f
 
 usage: check_folklore.py EXAMPLE_NAME PROGRAM [ARGS...]
   EXAMPLE_NAME: alloc, host_memory, module_loading, module_loading_ptx, cublas_variants,
-                batching, streams, graphs, resnet or encoder (libtorch; encoder runs three
-                times, each after its libraries left the page cache); ARGS go to the program
-                before --json FILE.
+                batching, streams, graphs, or of libtorch: resnet, encoder (three runs, each
+                after its libraries left the page cache), train (nine runs: SGD, Adam, context
+                first, prewarm auto and 10, batch 512, CPU, attribution), allocator or
+                precision; ARGS go to the program before --json FILE.
 """
 import math
 import os
@@ -101,6 +102,16 @@ def first_vs_steady(t):
     return f"first {fmt(first(t))} vs steady {fmt(p50(t))} ({'%.1fx' % (first(t) / max(1, p50(t)))})"
 
 
+def signed_fmt(ns):
+    """A difference of durations as train.cpp prints it: "-3.72 us" below zero."""
+    return "-" + fmt(-ns) if ns < 0 else fmt(ns)
+
+
+def ratio(a, b):
+    """a / b as the libtorch examples print it: "1.23x"."""
+    return "%.2fx" % (a / max(1, b))
+
+
 def lround(x):
     """std::lround: halves away from zero."""
     return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
@@ -140,9 +151,13 @@ def cold(s, clock="host"):
     assert first(t) > p50(t), (s["name"], clock, first(t), p50(t))
 
 
-def run(program, args, tmp, tag, env=None):
+LIBTORCH = ("resnet", "encoder", "train", "allocator", "precision")  # PyTorch creates its context its own way
+
+
+def run(program, args, tmp, tag, env=None, gpu=True):
     """Runs the program with --json; exits 77 where it found no GPU on a host without one (fails
-    on a host with one); checks every site's bandwidth and causes; returns its Report."""
+    on a host with one); checks every site's bandwidth and causes; returns its Report. gpu=False:
+    a run that uses no GPU (train --device cpu), whose report has no device times to require."""
     path = os.path.join(tmp, tag + ".json")
     command = [program, *args, "--json", path]
     shown = " ".join(f"{k}={v}" for k, v in (env or {}).items() if v is not None)
@@ -152,13 +167,14 @@ def run(program, args, tmp, tag, env=None):
     warmup_check.expect_exit(proc)
     doc = warmup_check.load_report(path)
     assert doc["schema"] == "warmup.report/3", doc["schema"]
-    assert doc["device"] is not None and doc["device_status"] == "ok", doc["device_status"]
+    if gpu:
+        assert doc["device"] is not None and doc["device_status"] == "ok", doc["device_status"]
     assert doc["device_pending"] == 0, doc["device_pending"]
     for s in doc["sites"]:
         warmup_check.check_bandwidth(s)
         warmup_check.check_site_causes(s, doc, proc.stdout, f"{tag}: {s['op']} {s['name']!r}")
     r = Report(doc, proc.stdout, tag, env)
-    if not tag.startswith(("resnet", "encoder")):  # PyTorch creates its context its own way
+    if not tag.startswith(LIBTORCH):
         r.site("context", CONTEXT, calls=1)
     return r
 
@@ -567,6 +583,156 @@ def check_encoder(program, args, tmp):
         assert why["named"] >= 0.95 * why["excess"], why
 
 
+TRAIN_STEPS = ("forward", "loss", "backward", "optimizer step")
+
+
+def train_run(r, tag, gpu=True):
+    """One run of train (libtorch): its sites, and each finding line against its report. Returns
+    the "iteration" site."""
+    on_device = 50 if gpu else False
+    r.site("region", "model->to(device)", calls=1)
+    it = r.site("region", "iteration", calls=50, device=on_device)
+    steps = [r.site("region", name, calls=50, device=on_device) for name in TRAIN_STEPS]
+    no_grad = r.site("region", "forward (no grad)", calls=50, device=on_device)
+    r.findings(10 if gpu else 4)
+    on_gpu = f"; on the device: {first_vs_steady(it['device'])}" if gpu else ""
+    r.said(f"the first training iteration ({tag}) on the host: {first_vs_steady(it['host'])}{on_gpu}")
+    excesses = [excess(s["host"]) for s in steps]
+    r.said(f"the first iteration's excess over steady, by step, on the host ({tag}): "
+           + ", ".join(f"{name} {signed_fmt(e)}" for name, e in zip(TRAIN_STEPS, excesses))
+           + f"; the largest: {TRAIN_STEPS[excesses.index(max(excesses))]}")
+    if gpu:
+        # The articles' reading (a host clock, no synchronisation) is the site's host time.
+        for s in (it, *steps):
+            h, d = s["host"], s["device"]
+            r.said(f"timing without a sync, {s['name']} ({tag}): a host clock around the call (warmup's host time, no "
+                   f"synchronisation) reads first {fmt(first(h))} against {fmt(first(d))} on the device "
+                   f"({ratio(first(h), first(d))}), steady {fmt(p50(h))} against {fmt(p50(d))} ({ratio(p50(h), p50(d))})")
+    # The replay claim: the same number of nodes every iteration, a new grad_fn every time.
+    start = f"finding: autograd builds the graph anew every iteration ({tag}): "
+    lines = [l for l in r.findings(1) if l.startswith(start)]
+    assert len(lines) == 1, (r.tag, start, r.findings(1))
+    graph = re.fullmatch(r"(\d+) nodes in each of the 50 iterations; the loss's grad_fn a new node in (\d+) of 49 "
+                         r"iterations after the first; (\d+) nodes of an iteration's graph still alive when the next "
+                         r"began", lines[0][len(start):])
+    assert graph, (r.tag, "the graph changed between iterations, or the line its form", lines[0])
+    assert int(graph.group(2)) == 49, lines[0]  # every forward makes a new grad_fn
+    forward = steps[0]
+    on_gpu = (f"; on the device {fmt(p50(forward['device']))} against {fmt(p50(no_grad['device']))}" if gpu else "")
+    r.said(f"building the graph, steady ({tag}): forward with grad p50 {fmt(p50(forward['host']))} against under "
+           f"NoGradGuard {fmt(p50(no_grad['host']))} on the host, "
+           f"{signed_fmt(p50(forward['host']) - p50(no_grad['host']))} a forward{on_gpu}")
+    if gpu:
+        memory = [l for l in r.findings(1) if l.startswith(f"finding: device memory the first iterations took ({tag}): ")]
+        assert len(memory) == 1 and re.search(r"reserved [+-][0-9.]+ MiB in iteration 1 and [+-][0-9.]+ MiB in "
+                                              r"iteration 2 .*cudaMemGetInfo", memory[0]), (r.tag, memory)
+    return it
+
+
+def check_train(program, args, tmp):
+    """Issue 28: the first training iteration (SGD and Adam), the replay claim, the context made
+    first, prewarm of the whole step, a batch large enough for the GPU to lead, the CPU, and with
+    attribution on, what the first iteration's steps spent."""
+    colds = {}
+    for optimizer in ("sgd", "adam"):
+        r = run(program, [*args, "--optimizer", optimizer], tmp, f"train_{optimizer}")
+        colds[optimizer] = train_run(r, f"{optimizer}, cuda, batch 32")
+        cold(colds[optimizer])  # the first iteration loads the kernels of every step
+    c = run(program, [*args, "--context-first"], tmp, "train_context_first")
+    c.site("context", "first CUDA tensor (context)", calls=1)
+    it = train_run(c, "sgd, cuda, batch 32")
+    print(f"context first: the first iteration {fmt(first(colds['sgd']['host']))} with the context made by "
+          f"model->to(device), {fmt(first(it['host']))} with it made first "
+          f"({fmt(first(c.site('context', 'first CUDA tensor (context)')['host']))})")
+    for how in ("auto", "10"):
+        w = run(program, [*args, "--prewarm", how], tmp, f"train_prewarm_{how}")
+        pre = w.site("region", "training step (prewarm)", calls=None if how == "auto" else int(how), device=True)
+        warm = train_run(w, "sgd, cuda, batch 32")
+        line = next(l for l in w.stdout.splitlines() if l.startswith("prewarm: "))
+        print(f"prewarm, training step, {how}: {pre['calls']} calls ({line})")
+        after_prewarm(f"training iteration, prewarm {how}", colds["sgd"]["host"], warm["host"])
+        if how == "auto":
+            assert "(steady;" in line, line
+            assert prewarm_removed(colds["sgd"]["host"], warm["host"]), (colds["sgd"]["host"], warm["host"])
+    b = run(program, [*args, "--batch", "512"], tmp, "train_batch_512")
+    train_run(b, "sgd, cuda, batch 512")
+    cpu = run(program, [*args, "--device", "cpu"], tmp, "train_cpu", gpu=False)
+    cpu_it = train_run(cpu, "sgd, cpu, batch 32", gpu=False)
+    print(f"the first iteration on the CPU: {first_vs_steady(cpu_it['host'])}")
+    a = run(program, args, tmp, "train_attribution", env={"WARMUP_ATTRIBUTION": "1", "WARMUP_CPU_SAMPLING": "on"})
+    train_run(a, "sgd, cuda, batch 32")
+    for name in TRAIN_STEPS:
+        s = a.site("region", name)
+        why = s["host"]["first_call_causes"]
+        assert why is not None, (name, s["host"])
+        top = ", ".join(f"{c['where'] or c['what']} {c['time'] / 1e6:.1f} ms" for c in why["causes"][:6]) or "nothing"
+        loaded = ", ".join((s["first_call_host"] or {}).get("libraries_loaded", [])) or "none"
+        print(f"attribution, first {name}: {why['call'] / 1e6:.1f} ms, excess {why['excess'] / 1e6:.1f} ms, named "
+              f"{why['named'] / 1e6:.1f} ms; largest: {top}; libraries loaded: {loaded}")
+
+
+def check_allocator(program, args, tmp):
+    """Issue 28: PyTorch's caching allocator against the third article. The reserved bytes are the
+    allocator's design (default settings, hence PYTORCH_CUDA_ALLOC_CONF unset): a 64 MiB request
+    is a 64 MiB cudaMalloc when nothing cached fits, nothing when a freed block does."""
+    env = {"PYTORCH_CUDA_ALLOC_CONF": None, "PYTORCH_NO_CUDA_MEMORY_CACHING": None}
+    r = run(program, args, tmp, "allocator", env=env)
+    assert "allocator: PYTORCH_CUDA_ALLOC_CONF unset" in r.stdout
+    r.site("context", "first CUDA tensor (context)", calls=1)
+    names = ("torch::empty 64 MiB", "torch::empty 64 MiB after emptyCache()", "torch::empty 64 MiB, 1 GiB held",
+             "torch::empty 64 MiB from a freed 1 GiB")
+    plain, emptied, kept, freed = (r.site("alloc", name, calls=20) for name in names)
+    for s in (plain, emptied, kept, freed):
+        assert s["bytes"]["first"] == 64 * MIB, s["bytes"]
+    for name in ("pre-allocate 1 GiB, kept", "pre-allocate 1 GiB and free it"):
+        assert r.site("alloc", name, calls=1)["bytes"]["first"] == 1024 * MIB
+    pre = r.site("alloc", "pre-allocate 1 GiB and free it")
+    randn = r.site("region", "torch::randn 1024 x 1024", calls=20, device=20)
+    r.findings(6)
+    r.said(f"the first torch::empty of 64 MiB asks the driver, the second reuses PyTorch's cache: "
+           f"{first_vs_steady(plain['host'])}; reserved +64 MiB at the first call, +0 MiB at the second")
+    r.said(f"emptyCache() hands the cache back, and the next torch::empty pays for it again: "
+           f"{first_vs_steady(emptied['host'])}; reserved 64 -> 0 MiB at emptyCache(), +64 MiB at the first call after it")
+    start = (f"the first torch::randn(1024 x 1024) on the host (the article's reading): {first_vs_steady(randn['host'])}; "
+             f"on the device: {first_vs_steady(randn['device'])}; reserved ")
+    line = next((l for l in r.findings(6) if l.startswith("finding: " + start)), None)
+    assert line and re.fullmatch(r"\+\d+ MiB at the first call, \+0 MiB at the second", line[len("finding: " + start):]), (
+        start, r.findings(6))
+    r.said(f"a pre-allocated 1 GiB tensor kept alive (the article's way) leaves the next torch::empty of 64 MiB cold: "
+           f"{first_vs_steady(kept['host'])}; reserved +64 MiB at its first call")
+    r.said(f"the same 1 GiB freed into the cache first ({fmt(first(pre['host']))} once) serves the next torch::empty of "
+           f"64 MiB: {first_vs_steady(freed['host'])}; reserved +0 MiB at its first call")
+    verdict = "holds" if first(freed["host"]) < first(kept["host"]) else "does not hold here"
+    r.said(f"pre-allocation helps only when freed into the cache: {verdict}, first call {fmt(first(freed['host']))} freed "
+           f"vs {fmt(first(kept['host']))} kept")
+
+
+def check_precision(program, args, tmp):
+    """Issue 28, item 8: the ResNet-18 in FP32, FP16 and BF16, and two inferences on two streams."""
+    r = run(program, args, tmp, "precision")
+    r.site("context", "first CUDA tensor (context)", calls=1)
+    assert "output: logits of the right shape" in r.stdout
+    forward = {dt: r.site("region", f"forward {dt}", calls=30, device=30) for dt in ("fp32", "fp16", "bf16")}
+    serial = r.site("region", "2 forwards, one after the other", calls=30, device=30)
+    overlapped = r.site("region", "2 forwards, two streams at once", calls=30, device=30)
+    cold(forward["fp32"])  # the process's first forward loads its kernels
+    batch = re.search(r"\(ResNet-18, batch (\d+)", "\n".join(r.findings(5)))
+    assert batch, r.findings(5)
+    batch = batch.group(1)
+    for dt, s in forward.items():
+        said_first = ", the process's first forward" if dt == "fp32" else ""
+        r.said(f"the whole model in {dt} (ResNet-18, batch {batch}{said_first}): host {first_vs_steady(s['host'])}; "
+               f"device {first_vs_steady(s['device'])}")
+    p = {dt: p50(s["device"]) for dt, s in forward.items()}
+    r.said(f"half precision against FP32, steady on the device (batch {batch}): fp32 {fmt(p['fp32'])}, fp16 "
+           f"{fmt(p['fp16'])}, bf16 {fmt(p['bf16'])}; FP32's time over fp16's {ratio(p['fp32'], p['fp16'])}, over "
+           f"bf16's {ratio(p['fp32'], p['bf16'])}")
+    one, two = p50(serial["device"]), p50(overlapped["device"])
+    r.said(f"two inferences on two streams at once against one after the other, steady on the device (batch {batch}): "
+           f"{fmt(one)} one after the other vs {fmt(two)} at once ({ratio(one, two)} speed-up); first calls "
+           f"{fmt(first(serial['device']))} vs {fmt(first(overlapped['device']))}")
+
+
 PREWARM_CAUSES = ("module_load", "lazy_kernel_load", "jit_compile", "jit_cache_load", "pool_growth")
 
 
@@ -583,6 +749,9 @@ def no_prewarm_causes(site, label):
 CHECKS = {
     "resnet": check_resnet,
     "encoder": check_encoder,
+    "train": check_train,
+    "allocator": check_allocator,
+    "precision": check_precision,
     "alloc": check_alloc,
     "host_memory": check_host_memory,
     "module_loading": check_module_loading,
