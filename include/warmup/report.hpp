@@ -85,6 +85,12 @@ struct host_signals {
   /// For device-timed calls: whether the device's primary context existed when the call began
   /// (false: the call paid for creating it). Empty where not known.
   std::optional<bool> context_existed;
+  /// For device-timed calls whose context existed: the device memory the call took, in bytes
+  /// (free memory before less after, cudaMemGetInfo; negative where it gave some back). The
+  /// device's, so another thread's or process's allocations meanwhile count too, and an
+  /// allocation served from memory a caching allocator already holds does not. Read at first
+  /// calls only. Empty where not read: no GPU, no context yet, host-timed.
+  std::optional<std::int64_t> device_memory_taken;
 };
 
 /// @brief One clock domain (host or device) of one site.

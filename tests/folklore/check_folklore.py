@@ -626,6 +626,15 @@ def train_run(r, tag, gpu=True):
         memory = [l for l in r.findings(1) if l.startswith(f"finding: device memory the first iterations took ({tag}): ")]
         assert len(memory) == 1 and re.search(r"reserved [+-][0-9.]+ MiB in iteration 1 and [+-][0-9.]+ MiB in "
                                               r"iteration 2 .*cudaMemGetInfo", memory[0]), (r.tag, memory)
+        # The library's own signal, each step's first call, as the report has it.
+        def mib(site):
+            host = site["first_call_host"]
+            taken = host and host["device_memory_taken"]
+            return "not read" if taken is None else f"{taken / 2**20:+.1f} MiB"
+        names = ("forward", "loss", "backward", "optimizer step")
+        r.said(f"device memory each step's first call took, as warmup reads it ({tag}): " +
+               ", ".join(f"{n} {mib(s)}" for n, s in zip(names, steps)))
+        assert steps[0]["first_call_host"]["device_memory_taken"] is not None, (r.tag, steps[0]["first_call_host"])
     return it
 
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <sstream>
 #include <vector>
 
 #include "gpu_support.cuh"
@@ -194,6 +195,35 @@ TEST_CASE("copies on a stream report device time and bandwidth") {
   CHECK(*site->bytes->steady_gbps < 1000.0);
   CHECK_CUDA(cudaFree(dev));
   CHECK_CUDA(cudaFreeHost(host));
+  CHECK_CUDA(cudaStreamDestroy(s));
+}
+
+TEST_CASE("a device-timed first call says the device memory it took; later calls read nothing") {
+  cudaStream_t s;
+  CHECK_CUDA(cudaStreamCreate(&s));  // the context exists before the first call
+  const std::size_t bytes = std::size_t{256} << 20;
+  std::vector<void*> kept;
+  for (int i = 0; i < 3; ++i) {
+    warmup::alloc_scope a{"gpu.memory_taken", bytes, s};
+    void* p = nullptr;
+    CHECK_CUDA(cudaMalloc(&p, bytes));
+    kept.push_back(p);
+  }
+  { warmup::region_scope host_only{"gpu.memory_host_timed"}; }
+  const warmup::report r = warmup::snapshot(warmup::device_wait::yes);
+  const auto* site = r.find(warmup::op_kind::alloc, "gpu.memory_taken");
+  REQUIRE((site && site->first_call_host && site->first_call_host->device_memory_taken));
+  INFO("took " << *site->first_call_host->device_memory_taken << " bytes");
+  // 256 MiB, give or take the driver's own pages; device-wide, so nothing smaller.
+  CHECK(*site->first_call_host->device_memory_taken >= static_cast<std::int64_t>(bytes));
+  CHECK(*site->first_call_host->device_memory_taken < static_cast<std::int64_t>(bytes + (std::size_t{64} << 20)));
+  const auto* host_only = r.find(warmup::op_kind::region, "gpu.memory_host_timed");
+  REQUIRE((host_only && host_only->first_call_host));
+  CHECK_FALSE(host_only->first_call_host->device_memory_taken);  // no device, no reading
+  std::ostringstream table;
+  warmup::print(r, table);
+  CHECK(table.str().find("MiB of device memory") != std::string::npos);
+  for (void* p : kept) CHECK_CUDA(cudaFree(p));
   CHECK_CUDA(cudaStreamDestroy(s));
 }
 

@@ -118,8 +118,8 @@ TEST_CASE("CSV: one column per JSON field, named by its path; absent figures are
   };
   const std::vector<std::string> head = cells(lines[0]);
   // 3 + 2 x (8 timing fields + 12 steady fields + 2 x 5 attribution fields) + 10 bytes fields
-  // + exceptions + 4 untimed reasons + 4 host signals (the lists left out) + 4 pool fields
-  CHECK(head.size() == 3 + 2 * (8 + 12 + 2 * 5) + 10 + 1 + 4 + 4 + 4);
+  // + exceptions + 4 untimed reasons + 5 host signals (the lists left out) + 4 pool fields
+  CHECK(head.size() == 3 + 2 * (8 + 12 + 2 * 5) + 10 + 1 + 4 + 5 + 4);
   const auto column = [&](const std::string& name) {
     for (std::size_t i = 0; i < head.size(); ++i)
       if (head[i] == name) return i;
@@ -286,6 +286,16 @@ TEST_CASE("the table: host lines only where the first call waited, faulted or lo
   context.cpu = 80us;
   context.context_existed = false;
   site("context", 100us, context);
+  warmup::host_signals memory;  // quick, but took device memory
+  memory.cpu = 60us;
+  memory.context_existed = true;
+  memory.device_memory_taken = std::int64_t{350} << 20;
+  site("memory", 100us, memory);
+  warmup::host_signals little;  // a page of the driver's: nothing to tell
+  little.cpu = 60us;
+  little.context_existed = true;
+  little.device_memory_taken = -(std::int64_t{64} << 10);
+  site("little", 100us, little);
   const std::string t = table_of(r);
   const auto host_line_under = [&](const std::string& name) {
     const std::size_t row = t.find("\n" + name + " ");
@@ -300,7 +310,14 @@ TEST_CASE("the table: host lines only where the first call waited, faulted or lo
   CHECK(host_line_under("major"));
   CHECK(host_line_under("loaded"));
   CHECK(host_line_under("context"));
-  CHECK(t.find("\nhost: 2 more first calls neither waited long, faulted many pages nor loaded a library") != std::string::npos);
+  CHECK(host_line_under("memory"));
+  CHECK(t.find("context existed, took 350 MiB of device memory") != std::string::npos);
+  CHECK_FALSE(host_line_under("little"));
+  CHECK(t.find("\nhost: 3 more first calls neither waited long, faulted many pages nor loaded a library") != std::string::npos);
+  // In JSON and CSV too, with its sign.
+  CHECK(warmup::to_json(r).find("\"device_memory_taken\":367001600") != std::string::npos);
+  CHECK(warmup::to_json(r).find("\"device_memory_taken\":-65536") != std::string::npos);
+  CHECK(warmup::to_csv(r).find("first_call_host.device_memory_taken") != std::string::npos);
   CHECK(t.find("ran once") == std::string::npos);
 }
 

@@ -76,7 +76,12 @@ TEST_CASE("device-timed scopes without a GPU: host timing, one notice, no error 
     CHECK(s->host.calls == 100);
     CHECK_FALSE(s->device);
     CHECK(s->device_untimed.unavailable == 100);
+    // Device-timed first calls read no device memory where there is no device: nothing
+    // recorded, no second notice (the one above says why).
+    REQUIRE(s->first_call_host);
+    CHECK_FALSE(s->first_call_host->device_memory_taken);
   }
+  CHECK(warmup::to_json(r).find("\"device_memory_taken\":null") != std::string::npos);
   const std::string j = warmup::to_json(r);
   CHECK(j.find("\"enabled\":true,\"identity\":{") != std::string::npos);
   CHECK(j.find("},\"device\":null,") != std::string::npos);  // no device described

@@ -226,6 +226,15 @@ int print_findings(const warmup::report& r, const std::string& tag, bool on_gpu,
                 signed_mib(f.after[0].allocated - f.before.allocated).c_str(),
                 signed_mib(f.after[1].allocated - f.after[0].allocated).c_str(),
                 signed_mib(f.after[0].free - f.before.free).c_str(), signed_mib(f.after[1].free - f.after[0].free).c_str());
+    // The library's own first-call signal (host signals of each device-timed site's first call).
+    std::string taken;
+    for (int i = 0; i < 4; ++i) {
+      const auto& h = step_sites[i]->first_call_host;
+      taken += std::string(i == 0 ? "" : ", ") + steps[i] + " " +
+               (h && h->device_memory_taken ? signed_mib(*h->device_memory_taken) : std::string("not read"));
+    }
+    std::printf("finding: device memory each step's first call took, as warmup reads it (%s): %s\n", tag.c_str(),
+                taken.c_str());
   }
   return 0;
 }

@@ -85,6 +85,8 @@ void write_value(json_out& j, const T& v) {
     j.close(']');
   } else if constexpr (std::is_same_v<T, std::chrono::nanoseconds>) {
     j.value(static_cast<long long>(v.count()));
+  } else if constexpr (std::is_same_v<T, std::int64_t>) {
+    j.value(static_cast<long long>(v));
   } else if constexpr (std::is_enum_v<T>) {
     j.value(to_string(v));
   } else if constexpr (std::is_same_v<T, std::string>) {

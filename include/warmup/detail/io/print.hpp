@@ -136,8 +136,12 @@ inline bool host_signals_tell(const host_signals& h, std::chrono::nanoseconds wa
   // is a millisecond of the call, while a small call's few dozen (its stack, a fresh heap page)
   // explain nothing.
   constexpr std::uint64_t many_minor_faults = 1000;
+  // Device memory in whole MiB: the driver hands it out in pages of 2 MiB and more, so a
+  // difference under 1 MiB is another thread's or the driver's bookkeeping.
+  constexpr std::int64_t some_memory = 1 << 20;
+  const bool took_memory = h.device_memory_taken && (*h.device_memory_taken >= some_memory || *h.device_memory_taken <= -some_memory);
   return waited || h.major_faults != 0 || h.minor_faults >= many_minor_faults || !h.libraries_loaded.empty() ||
-         h.context_existed == false;
+         h.context_existed == false || took_memory;
 }
 
 /// "CPU 184 ms of 188 ms (working, not waiting), 51000 minor and 45 major page faults, loaded libcudnn.so.9".
@@ -146,6 +150,11 @@ inline std::string host_line(const host_signals& h, std::chrono::nanoseconds wal
                     (h.cpu * 2 > wall ? " (working, not waiting)" : " (mostly waiting)") + ", " +
                     std::to_string(h.minor_faults) + " minor and " + std::to_string(h.major_faults) + " major page faults";
   if (h.context_existed) out += *h.context_existed ? ", context existed" : ", no context yet: it paid for creating it";
+  if (h.device_memory_taken) {
+    const std::int64_t b = *h.device_memory_taken;
+    out += b >= 0 ? ", took " + format_bytes(static_cast<std::uint64_t>(b)) + " of device memory"
+                  : ", gave back " + format_bytes(std::uint64_t{0} - static_cast<std::uint64_t>(b)) + " of device memory";
+  }
   if (!h.libraries_loaded.empty()) {
     out += ", loaded " + std::to_string(h.libraries_loaded.size()) + " shared libraries:";
     for (std::size_t i = 0; i < h.libraries_loaded.size() && i < 6; ++i) out += " " + printable(h.libraries_loaded[i], 60);

@@ -48,7 +48,8 @@ struct record_fields<host_signals> {
   static constexpr auto get() {
     using self = host_signals;
     return std::make_tuple(WARMUP_DETAIL_FIELD(cpu), WARMUP_DETAIL_FIELD(minor_faults), WARMUP_DETAIL_FIELD(major_faults),
-                           WARMUP_DETAIL_FIELD(context_existed), WARMUP_DETAIL_FIELD(libraries_loaded));
+                           WARMUP_DETAIL_FIELD(context_existed), WARMUP_DETAIL_FIELD(libraries_loaded),
+                           WARMUP_DETAIL_FIELD(device_memory_taken));
   }
 };
 

@@ -70,6 +70,8 @@ struct cuda_state {
   using device_get_fn = CUresult(CUDAAPI*)(CUdevice*, int);
   primary_ctx_state_fn primary_ctx_state = nullptr;
   device_get_fn device_get = nullptr;
+  /// cuMemGetInfo, for the memory a first call takes (site::first_call_begins); optional.
+  CUresult(CUDAAPI* mem_get_info)(std::size_t*, std::size_t*) = nullptr;
 
   /// The driver calls on the hot path of a scope on an explicit stream. They cost a third of
   /// their runtime wrappers (cuStreamIsCapturing 29 ns against 80, measured on an H200) and
@@ -164,6 +166,7 @@ inline bool runtime_available() noexcept {
   };
   entry("cuDevicePrimaryCtxGetState", st.primary_ctx_state, 12000);
   entry("cuDeviceGet", st.device_get, 12000);
+  entry("cuMemGetInfo", st.mem_get_info, 12000);
   entry("cuStreamGetCtx", st.driver.stream_get_ctx, 12000);
   entry("cuStreamIsCapturing", st.driver.stream_is_capturing, 12000);
   entry("cuEventRecord", st.driver.event_record, 12000);

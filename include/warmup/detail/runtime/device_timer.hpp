@@ -8,6 +8,7 @@
 #include "warmup/detail/process.hpp"
 
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 
 #include <array>
 #include <mutex>
@@ -282,6 +283,38 @@ inline std::optional<bool> current_context_exists() noexcept {
   CUcontext c = nullptr;
   if (st.driver.ctx_get_current(&c) != CUDA_SUCCESS) return std::nullopt;
   return c != nullptr;
+}
+
+/// The same, before the library has looked for CUDA (the process's first device-timed scope,
+/// whose start comes before its look): asked of the driver only where the program has loaded
+/// it, and of a context only where one is current. A driver not yet initialised answers
+/// CUDA_ERROR_NOT_INITIALIZED and stays so; nothing is loaded or initialised here.
+inline std::optional<std::uint64_t> device_memory_free_unprobed() noexcept {
+  void* driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (driver == nullptr) return std::nullopt;
+  std::optional<std::uint64_t> out;
+  using ctx_get_current_fn = CUresult (*)(CUcontext*);
+  using mem_get_info_fn = CUresult (*)(std::size_t*, std::size_t*);
+  const auto get_current = reinterpret_cast<ctx_get_current_fn>(::dlsym(driver, "cuCtxGetCurrent"));
+  const auto get_info = reinterpret_cast<mem_get_info_fn>(::dlsym(driver, "cuMemGetInfo_v2"));
+  CUcontext c = nullptr;
+  std::size_t free = 0, total = 0;
+  if (get_current != nullptr && get_info != nullptr && get_current(&c) == CUDA_SUCCESS && c != nullptr &&
+      get_info(&free, &total) == CUDA_SUCCESS)
+    out = free;
+  ::dlclose(driver);
+  return out;
+}
+
+/// The free memory of the calling thread's current device, asked of the driver only where a
+/// context is current (so never making one), and never a synchronisation; empty otherwise.
+inline std::optional<std::uint64_t> device_memory_free() noexcept {
+  const cuda_state& st = cuda();
+  if (st.runtime.load(std::memory_order_acquire) != cuda_state::available) return device_memory_free_unprobed();
+  if (st.mem_get_info == nullptr || current_context_exists() != true) return std::nullopt;
+  std::size_t free = 0, total = 0;
+  if (st.mem_get_info(&free, &total) != CUDA_SUCCESS) return std::nullopt;
+  return free;
 }
 
 WARMUP_DETAIL_RUNTIME void device_end_recorded(const device_mark& m, cudaStream_t stream, bool after_idle) noexcept {

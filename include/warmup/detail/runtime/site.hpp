@@ -64,6 +64,7 @@ struct cold_calls {
   thread_usage before;
   objects_mark objects_before;
   std::optional<bool> context_existed;
+  std::optional<std::uint64_t> device_free_before;  ///< device-timed, where a context existed
   std::optional<cold_window> first;
   std::optional<host_signals> first_host;
   std::vector<cold_window> recent;  ///< calls after idling, oldest first
@@ -120,6 +121,7 @@ WARMUP_DETAIL_RUNTIME void site::first_call_begins(bool device_timed) noexcept {
     if (c == nullptr) return;
     std::lock_guard<std::mutex> lock(c->m);
     c->context_existed = device_timed ? current_context_exists() : std::nullopt;
+    if (device_timed && c->context_existed != false) c->device_free_before = device_memory_free();
     c->objects_before = mark_objects();
     if (cause_records().collecting.load(std::memory_order_relaxed))
       cause_records().open_first_call(this_thread_id(), ns_since_epoch(clock::now()));
@@ -172,6 +174,9 @@ WARMUP_DETAIL_RUNTIME void site::cold_call_ends(std::uint64_t index, std::uint64
       }
       h.libraries_loaded = loaded_since(c->objects_before);
       h.context_existed = c->context_existed;
+      if (c->device_free_before)
+        if (const std::optional<std::uint64_t> free_now = device_memory_free())
+          h.device_memory_taken = static_cast<std::int64_t>(*c->device_free_before) - static_cast<std::int64_t>(*free_now);
       c->first_host = std::move(h);
     }
     if (index != 0 && after_idle) {
