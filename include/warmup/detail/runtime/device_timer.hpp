@@ -310,8 +310,9 @@ inline std::optional<std::uint64_t> device_memory_free_unprobed() noexcept {
 /// context is current (so never making one), and never a synchronisation; empty otherwise.
 inline std::optional<std::uint64_t> device_memory_free() noexcept {
   const cuda_state& st = cuda();
-  if (st.runtime.load(std::memory_order_acquire) != cuda_state::available) return device_memory_free_unprobed();
-  if (st.mem_get_info == nullptr || current_context_exists() != true) return std::nullopt;
+  const int known = st.runtime.load(std::memory_order_acquire);
+  if (known == cuda_state::unknown) return device_memory_free_unprobed();
+  if (known != cuda_state::available || st.mem_get_info == nullptr || current_context_exists() != true) return std::nullopt;
   std::size_t free = 0, total = 0;
   if (st.mem_get_info(&free, &total) != CUDA_SUCCESS) return std::nullopt;
   return free;
