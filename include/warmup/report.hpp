@@ -4,6 +4,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -49,6 +50,21 @@ struct cause_time {
   std::string where;
 };
 
+/// @brief Where in a first call one cause's time went: a stretch of the call that cause's
+/// records own (the innermost, where records nest), from the call's start.
+///
+/// The timeline (`to_trace`) draws these under the first call, so Perfetto shows the module
+/// loads, lazy kernel loads, JIT and allocations where they happened inside it.
+/// \code
+///   for (const warmup::cause_span& p : why.spans)
+///     std::cout << warmup::describe(p.what) << " at +" << p.at.count() << " ns\n";
+/// \endcode
+struct cause_span {
+  cause what = cause::module_load;
+  std::chrono::nanoseconds at{};    ///< from the call's start
+  std::chrono::nanoseconds time{};  ///< its length
+};
+
 /// @brief Why a cold call was slow: its excess over the steady p50, split among named causes
 /// (from CUPTI, with `WARMUP_ATTRIBUTION=1`), and the remainder no record explains.
 ///
@@ -68,6 +84,14 @@ struct attribution {
   std::chrono::nanoseconds named{};         ///< the causes together
   std::chrono::nanoseconds unattributed{};  ///< excess - named
   std::uint64_t calls = 0;                  ///< calls joined (1 for a first call)
+  /// A first call's record-named stretches, in order (at most `span_limit`); empty for the
+  /// calls cold again, which are many calls apart. CPU samples and waiting have no stretch:
+  /// they are spread over the call, and `causes` holds their totals.
+  std::vector<cause_span> spans;
+  std::uint64_t spans_left_out = 0;  ///< stretches after the first `span_limit`
+  /// Enough for a first forward's module and kernel loads (a few hundred), bounded so that a
+  /// report of many sites stays small.
+  static constexpr std::size_t span_limit = 512;
 };
 
 /// @brief What a site's first call did on the host, measured around it by the library (always,

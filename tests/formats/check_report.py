@@ -5,6 +5,10 @@ reader, and an XML parser for SVG. Every output must be valid UTF-8.
 usage: check_report.py steps PROGRAM            the issue's 50-step example: schema and figures
        check_report.py trace_times PROGRAM      every timeline call's ts and dur round-trip to the
                                                 nanosecond (PROGRAM: synthetic_report)
+       check_report.py trace_causes PROGRAM     a first call's causes: slices nested in it, at their
+                                                times, and its arguments (PROGRAM: synthetic_report)
+       check_report.py svg_bars PROGRAM         each site's cause bars: parts in order, widths in
+                                                proportion, shares written (PROGRAM: synthetic_report)
        check_report.py hostile FORMAT PROGRAM   hostile site names survive in FORMAT
                                                 (json, csv, svg, trace)
 """
@@ -64,7 +68,7 @@ def check_trace_times(program):
     doc = json.loads(run([program, "3", "trace"]), parse_float=decimal.Decimal)
     got = []
     for e in doc["traceEvents"]:
-        if e.get("ph") != "X":
+        if e.get("ph") != "X" or e.get("cat") == "cause":
             continue
         assert isinstance(e["ts"], decimal.Decimal) and isinstance(e["dur"], decimal.Decimal), e
         to_ns = lambda us: int(us * 1000) if (us * 1000) == int(us * 1000) else None
@@ -72,6 +76,78 @@ def check_trace_times(program):
     assert sorted(got) == sorted(expected), [g for g in got if g not in expected][:5]
     late = max(x[3] for x in expected)
     return f"trace: {len(got)} events, ts and dur exact to the ns (latest start {late} ns)"
+
+
+def check_trace_causes(program):
+    """Under each first call with causes, one slice per stretch of its attribution's spans, on the
+    call's own track, inside the call (so that a viewer nests it), at the call's start plus `at`
+    to the nanosecond; the call's arguments carry every cause's time and the CPU samples by object."""
+    report = json.loads(run([program, "4", "json"]))
+    doc = json.loads(run([program, "4", "trace"]), parse_float=decimal.Decimal)
+    ns = lambda us: int(us * 1000)
+    events = [e for e in doc["traceEvents"] if e.get("ph") == "X" and e["pid"] == 1]
+    checked = 0
+    for tid, site in enumerate(report["sites"], start=1):
+        why = site["host"]["first_call_causes"]
+        (first,) = [e for e in events if e["tid"] == tid and e.get("cat") != "cause" and e["args"]["call"] == 0]
+        slices = sorted((e for e in events if e["tid"] == tid and e.get("cat") == "cause"), key=lambda e: e["ts"])
+        if why is None:
+            assert not slices and "why_us" not in first["args"], (tid, slices[:1], first["args"])
+            continue
+        start, end = ns(first["ts"]), ns(first["ts"]) + ns(first["dur"])
+        assert len(slices) == len(why["spans"]) > 0, (len(slices), why["spans"])
+        for e, span in zip(slices, why["spans"]):
+            assert e["args"]["cause"] == span["what"], (e, span)
+            assert ns(e["ts"]) == start + span["at"] and ns(e["dur"]) == span["time"], (e, span, start)
+            assert start <= ns(e["ts"]) and ns(e["ts"]) + ns(e["dur"]) <= end, ("outside its call", e, first)
+        got = {k: ns(v) for k, v in first["args"]["why_us"].items()}
+        want = {c["what"]: c["time"] for c in why["causes"] if c["what"] != "host_code"}
+        want.update(unattributed=why["unattributed"], excess=why["excess"])
+        assert got == want, (got, want)
+        samples = [(c["where"], c["time"], c["count"]) for c in why["causes"] if c["what"] == "host_code"]
+        assert [(x["object"], ns(x["time_us"]), x["samples"]) for x in first["args"]["cpu_samples"]] == samples
+        checked += 1
+    assert checked >= 2, "the synthetic report has causes on every other site"
+    return f"trace: {checked} first calls with their cause slices nested inside, at their times"
+
+
+def check_svg_bars(program):
+    """A bar per cold attribution (first call, then calls cold again), its parts largest first
+    with widths in proportion to their time over the excess (or the named time, where larger),
+    the grey part for what no cause explains, and the largest shares written on the bar."""
+    report = json.loads(run([program, "4", "json"]))
+    root = ET.fromstring(run([program, "4", "svg"]).encode("utf-8"))
+    svg = "{http://www.w3.org/2000/svg}"
+    panels = [g for g in root.iter(svg + "g")]
+    assert len(panels) == len(report["sites"]), len(panels)
+    bars_seen = 0
+    for g, site in zip(panels, report["sites"]):
+        parts = [r for r in g.iter(svg + "rect") if r.find(svg + "title") is not None]
+        whys = [w for w in (site["host"]["first_call_causes"], site["host"]["cold_causes"])
+                if w is not None and w["excess"] > 0 and w["causes"]]
+        texts = ["".join(t.itertext()) for t in g.iter(svg + "text")]
+        heads = [t for t in texts if " over p50:" in t]
+        assert len(heads) == len(whys), (heads, len(whys))
+        for why in whys:
+            n = len(why["causes"]) + (why["unattributed"] > 0)
+            mine, parts = parts[:n], parts[n:]
+            assert len(mine) == n, (len(mine), n)
+            whole = max(why["excess"], why["named"])
+            widths = [float(r.get("width")) for r in mine]
+            total = sum(widths)
+            for c, w in zip(why["causes"], widths):
+                assert abs(w / total - c["time"] / whole) < 1e-3, (w, total, c, whole)
+            assert widths[:len(why["causes"])] == sorted(widths[:len(why["causes"])], reverse=True), widths
+            xs = [float(r.get("x")) for r in mine]
+            assert all(abs(xs[i] + widths[i] - xs[i + 1]) < 0.02 for i in range(n - 1)), "parts must abut"
+            if why["unattributed"] > 0:
+                assert mine[-1].get("fill") == "#d9dce1" and "unattributed" in mine[-1].find(svg + "title").text
+            top = round(100 * why["causes"][0]["time"] / why["excess"])
+            assert f"{top}%" in texts, (top, texts)
+            bars_seen += 1
+        assert not parts, "a bar part with no attribution to show"
+    assert bars_seen >= 2, bars_seen
+    return f"svg: {bars_seen} cause bars, parts in order and in proportion"
 
 
 def names_from(fmt, text):
@@ -117,5 +193,9 @@ if __name__ == "__main__":
         print(check_steps(sys.argv[2]))
     elif sys.argv[1] == "trace_times":
         print(check_trace_times(sys.argv[2]))
+    elif sys.argv[1] == "trace_causes":
+        print(check_trace_causes(sys.argv[2]))
+    elif sys.argv[1] == "svg_bars":
+        print(check_svg_bars(sys.argv[2]))
     else:
         print(check_hostile(sys.argv[2], sys.argv[3]))

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Renders the SVG report in headless Chromium and checks that the picture is not blank: the
-page is mostly background, but the panels, the warm-up points (red and orange) and the steady
-points (blue) are there. Exits 77 (skipped) where Chromium or Pillow is not installed.
+page is mostly background, but the panels, the warm-up points (red and orange), the steady
+points (blue) and, where sites have causes, their bars (module loads purple, host code gold) are
+there. Exits 77 (skipped) where Chromium or Pillow is not installed.
 
 usage: render_svg.py PROGRAM SITES [KEEP_PNG]    PROGRAM prints the SVG of SITES sites
 """
@@ -9,6 +10,7 @@ import os
 import shutil
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import warmup_check
@@ -39,9 +41,8 @@ def main():
         png = os.path.join(tmp, "report.png")
         with open(svg, "w", encoding="utf-8", newline="") as f:
             f.write(warmup_check.run_ok([program, str(sites), "svg"]).stdout)
-        cols = min(3, max(1, sites))
-        rows_of_panels = (sites + cols - 1) // cols
-        size = f"{max(620, cols * 392 + 12)},{58 + rows_of_panels * 212 + 12}"
+        root = ET.parse(svg).getroot()
+        size = f"{root.get('width')},{root.get('height')}"
         warmup_check.run_ok([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                              "--disable-background-networking", "--disable-component-update", "--disable-sync",
                              f"--user-data-dir={tmp}/profile", f"--screenshot={png}", f"--window-size={size}",
@@ -60,6 +61,12 @@ def main():
     assert red >= 20 * sites, "first calls are missing"
     assert orange >= 10, "warm-up calls are missing"
     assert blue >= 100 * sites, "steady calls are missing"
+    # The synthetic report gives every other site causes: two bars each, of which half is module
+    # loads (about 180 by 12 pixels) and an eighth host code.
+    purple, gold = count((0x94, 0x67, 0xbd)), count((0xe7, 0xba, 0x52))
+    print(f"cause bars: purple {purple}, gold {gold} pixels")
+    with_causes = sites // 2
+    assert purple >= 2 * 150 * 10 * with_causes and gold >= 2 * 35 * 10 * with_causes, "cause bars are missing"
 
 
 if __name__ == "__main__":

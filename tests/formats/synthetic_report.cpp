@@ -44,11 +44,16 @@ int main(int argc, char** argv) {
       c.device_start = c.host_start + std::chrono::nanoseconds{333};
       site.timeline.push_back(c);
     }
+    warmup::call_record zeroth;  // the first call, which carries its causes' stretches
+    zeroth.index = 0;
+    zeroth.host = site.first_calls[0];
+    zeroth.host_start = std::chrono::nanoseconds{1'000'000'000LL + s};
+    site.timeline.insert(site.timeline.begin(), zeroth);
     warmup::call_record early;
     early.index = 1;
     early.host_start = std::chrono::nanoseconds{-1501};
     early.host = std::chrono::nanoseconds{999};
-    site.timeline.insert(site.timeline.begin(), early);
+    site.timeline.insert(site.timeline.begin() + 1, early);
     site.calls = site.host.calls = 5000;
     site.host.first = site.first_calls[0];
     site.host.warmup_calls = warm;
@@ -67,8 +72,12 @@ int main(int argc, char** argv) {
                     {warmup::cause::host_code, why.excess / 8, 12, "libcudnn_heuristic.so.9"}};
       why.named = why.causes[0].time + why.causes[1].time + why.causes[2].time;
       why.unattributed = why.excess - why.named;
-      site.host.first_call_causes = why;
       site.host.cold_causes = why;
+      // Where in the first call: a module load, then a lazy kernel load inside what follows.
+      why.spans = {{warmup::cause::module_load, site.host.first / 20, why.excess / 2},
+                   {warmup::cause::lazy_kernel_load, site.host.first / 20 + why.excess / 2 + why.excess / 16, why.excess / 8}};
+      why.spans_left_out = 3;
+      site.host.first_call_causes = why;
       warmup::host_signals h;
       h.cpu = site.host.first / 2;
       h.minor_faults = 1000;

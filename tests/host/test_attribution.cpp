@@ -68,6 +68,18 @@ TEST_CASE("nested records: each instant counts once, for the innermost") {
   CHECK(count(cause::module_load, s) == 1);
   CHECK(count(cause::jit_compile, s) == 1);
   check_split(w, s);
+  // Where each cause's time went, in order: the JIT's time on either side of its cache load is
+  // two stretches, and the module load's on either side of the JIT two more.
+  using piece = warmup::detail::split::piece;
+  const std::vector<piece> want = {{cause::lazy_kernel_load, 1100, 1150}, {cause::module_load, 1150, 1200},
+                                   {cause::jit_compile, 1200, 1300},      {cause::jit_cache_load, 1300, 1350},
+                                   {cause::jit_compile, 1350, 1500},      {cause::module_load, 1500, 1600}};
+  REQUIRE(s.pieces.size() == want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    CHECK(s.pieces[i].what == want[i].what);
+    CHECK(s.pieces[i].start_ns == want[i].start_ns);
+    CHECK(s.pieces[i].end_ns == want[i].end_ns);
+  }
   // Every instant of the window in at most one cause: a record over the whole window leaves no
   // time to the others' sum beyond the window.
   const auto whole = split_window(w, {{cause::module_load, 1000, 2000, 7}, {cause::jit_compile, 1000, 2000, 7},
@@ -117,6 +129,15 @@ TEST_CASE("the causes partition the call: they add up to what is named, within t
   partition::check(a, t);
   const std::string why = partition::why_text(a, t);
   CHECK(partition::line_starting(why, "unattributed").find(" 200 ns  25%") != std::string::npos);
+  // The first call's stretches, from its start: the module load on either side of the kernel load.
+  REQUIRE(a.spans.size() == 3);
+  const std::pair<long long, long long> at_time[] = {{100, 100}, {200, 100}, {300, 400}};
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(a.spans[i].what == (i == 1 ? cause::lazy_kernel_load : cause::module_load));
+    CHECK(a.spans[i].at.count() == at_time[i].first);
+    CHECK(a.spans[i].time.count() == at_time[i].second);
+  }
+  CHECK(a.spans_left_out == 0);
 
   st.p50 = std::chrono::nanoseconds{700};  // named (600) now exceeds the excess (300)
   t.steady = st;
@@ -135,8 +156,23 @@ TEST_CASE("the causes partition the call: they add up to what is named, within t
   CHECK(two.call.count() == 1500);
   CHECK(two.excess.count() == 1100);
   CHECK(two.named.count() == 900);
+  CHECK(two.spans.empty());  // calls apart in time have no one start to place them from
   partition::check(two, t);
   CHECK(partition::why_text(over, t).find("exceed the excess by 300 ns") != std::string::npos);
+}
+
+TEST_CASE("a first call's stretches stop at span_limit, and the report counts the rest") {
+  const std::uint64_t t0 = (std::uint64_t{1} << 62) + (std::uint64_t{1} << 40);
+  warmup::detail::cause_store& store = warmup::detail::cause_records();
+  const std::size_t n = warmup::attribution::span_limit + 40;
+  for (std::size_t i = 0; i < n; ++i)  // one record every 10 ns, causes alternating: n stretches
+    store.add({i % 2 ? cause::device_alloc : cause::lazy_kernel_load, t0 + 10 * i, t0 + 10 * i + 5, 98});
+  warmup::timing t;
+  const warmup::attribution a = warmup::detail::attribute({{t0, t0 + 10 * n, 98}}, t);
+  CHECK(a.spans.size() == warmup::attribution::span_limit);
+  CHECK(a.spans_left_out == 40);
+  CHECK(a.named.count() == static_cast<long long>(5 * n));  // the totals keep every record
+  CHECK(a.spans.back().at.count() == static_cast<long long>(10 * (warmup::attribution::span_limit - 1)));
 }
 
 TEST_CASE("the store keeps a synchronisation only where a cold call was") {

@@ -117,9 +117,9 @@ TEST_CASE("CSV: one column per JSON field, named by its path; absent figures are
     return out;
   };
   const std::vector<std::string> head = cells(lines[0]);
-  // 3 + 2 x (8 timing fields + 12 steady fields + 2 x 5 attribution fields) + 10 bytes fields
+  // 3 + 2 x (8 timing fields + 12 steady fields + 2 x 6 attribution fields) + 10 bytes fields
   // + exceptions + 4 untimed reasons + 5 host signals (the lists left out) + 4 pool fields
-  CHECK(head.size() == 3 + 2 * (8 + 12 + 2 * 5) + 10 + 1 + 4 + 5 + 4);
+  CHECK(head.size() == 3 + 2 * (8 + 12 + 2 * 6) + 10 + 1 + 4 + 5 + 4);
   const auto column = [&](const std::string& name) {
     for (std::size_t i = 0; i < head.size(); ++i)
       if (head[i] == name) return i;

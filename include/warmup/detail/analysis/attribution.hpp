@@ -47,6 +47,13 @@ struct split {
   std::uint64_t named = 0;                         ///< the sum of `ns`: never more than the window
   /// The spans some record owns, in order, adjacent ones merged: where CPU samples are not needed.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> covered;
+  /// The same spans by owner's cause, in order, adjacent ones of one cause merged: where in the
+  /// call each cause's time went (the timeline draws them).
+  struct piece {
+    cause what;
+    std::uint64_t start_ns, end_ns;
+  };
+  std::vector<piece> pieces;
 
   bool covers(std::uint64_t t) const noexcept {
     auto it = std::upper_bound(covered.begin(), covered.end(), t,
@@ -91,6 +98,9 @@ inline split split_window(const cold_window& w, const std::vector<cause_record>&
     owns[best] = true;
     if (!out.covered.empty() && out.covered.back().second == a) out.covered.back().second = b;
     else out.covered.emplace_back(a, b);
+    if (!out.pieces.empty() && out.pieces.back().end_ns == a && out.pieces.back().what == mine[best].what)
+      out.pieces.back().end_ns = b;
+    else out.pieces.push_back({mine[best].what, a, b});
   }
   for (std::size_t k = 0; k < mine.size(); ++k)
     if (owns[k]) ++out.count[static_cast<std::size_t>(mine[k].what)];

@@ -43,18 +43,6 @@ inline std::string pad(const std::string& s, std::size_t width, bool right) {
   return right ? fill + s : s + fill;
 }
 
-}  // namespace detail
-
-namespace detail {
-
-/// "4.5%", "35%", "<0.1%": a part of a whole, in two digits at most.
-inline std::string share(std::chrono::nanoseconds part, std::chrono::nanoseconds whole) {
-  if (whole.count() <= 0) return "-";
-  const double p = 100.0 * double(part.count()) / double(whole.count());
-  if (p > 0 && p < 0.05) return "<0.1%";
-  return fmt(p < 9.95 ? "%.1f%%" : "%.0f%%", p);
-}
-
 /// Which cold calls an attribution is of.
 enum class slow_calls { first, recurrences };
 

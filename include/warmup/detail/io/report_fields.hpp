@@ -35,11 +35,20 @@ struct record_fields<cause_time> {
 };
 
 template <>
+struct record_fields<cause_span> {
+  static constexpr auto get() {
+    using self = cause_span;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(what), WARMUP_DETAIL_FIELD(at), WARMUP_DETAIL_FIELD(time));
+  }
+};
+
+template <>
 struct record_fields<attribution> {
   static constexpr auto get() {
     using self = attribution;
     return std::make_tuple(WARMUP_DETAIL_FIELD(calls), WARMUP_DETAIL_FIELD(call), WARMUP_DETAIL_FIELD(excess),
-                           WARMUP_DETAIL_FIELD(named), WARMUP_DETAIL_FIELD(unattributed), WARMUP_DETAIL_FIELD(causes));
+                           WARMUP_DETAIL_FIELD(named), WARMUP_DETAIL_FIELD(unattributed), WARMUP_DETAIL_FIELD(causes),
+                           WARMUP_DETAIL_FIELD(spans), WARMUP_DETAIL_FIELD(spans_left_out));
   }
 };
 

@@ -8,7 +8,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "warmup/detail/io/text.hpp"
@@ -50,13 +53,80 @@ struct svg_point {
 // Panel geometry, in pixels.
 inline constexpr double panel_w = 380, panel_h = 200, plot_l = 56, plot_r = 12, plot_t = 44, plot_b = 30;
 
+// A cause bar's row under a panel's plot: a line of text, then the bar.
+inline constexpr double bar_row_h = 34, bar_h = 12;
+
+/// A cause's colour in the bars: none of the points' red, orange, blue or green, so that the
+/// picture's reader (and the render test) never takes a bar for a call.
+inline const char* cause_colour(cause c) noexcept {
+  static const char* const colours[] = {"#8c564b", "#9467bd", "#c5b0d5", "#e377c2", "#f7b6d2", "#17becf",
+                                        "#9edae5", "#bcbd22", "#7f7f7f", "#dbdb8d", "#e7ba52", "#8ca0c8"};
+  static_assert(std::size(colours) == cause_count, "warmup: a colour for every cause");
+  return colours[static_cast<std::size_t>(c)];
+}
+
+/// The cold calls a site's bars split: its first call's, then its calls cold again.
+inline std::vector<std::pair<const attribution*, std::string>> bars_of(const site_report& s) {
+  std::vector<std::pair<const attribution*, std::string>> out;
+  const auto has = [](const std::optional<attribution>& a) {
+    return a && a->excess.count() > 0 && !a->causes.empty();
+  };
+  if (has(s.host.first_call_causes)) out.emplace_back(&*s.host.first_call_causes, "first call");
+  if (has(s.host.cold_causes))
+    out.emplace_back(&*s.host.cold_causes, s.host.cold_causes->calls == 1 ? std::string("cold again")
+                                                                            : std::to_string(s.host.cold_causes->calls) + " calls cold again");
+  return out;
+}
+
+/// A bar of the excess split by cause, largest first, each part's share of the excess written on
+/// it where it fits, and above the bar the leading causes in words. Where the named causes exceed
+/// the excess the bar is their sum, and says so; what no cause explains is the grey part.
+inline void svg_cause_bar(std::string& o, const attribution& a, const std::string& who, double y) {
+  const double x0 = 10, w = panel_w - 20;
+  const double whole = double(std::max(a.excess, a.named).count());
+  std::string words = who + " " + format_duration(a.excess) + " over p50:";
+  // The panel's width holds some 80 characters of 10-pixel sans-serif: the causes named in words
+  // stop at the first that does not fit (the bar and its tooltips carry them all).
+  constexpr std::size_t words_fit = 74;
+  std::size_t listed = 0;
+  bool words_full = false;
+  double x = x0;
+  std::string parts;
+  const auto part = [&](double ns, const char* fill, const std::string& name, const std::string& pct) {
+    const double pw = w * ns / whole;
+    if (pw <= 0) return;
+    parts += "<rect x=\"" + fmt("%.2f", x) + "\" y=\"" + fmt("%.1f", y + 16) + "\" width=\"" + fmt("%.2f", pw) +
+             "\" height=\"" + fmt("%.0f", bar_h) + "\" fill=\"" + fill + "\"><title>" + xml_text(name + " " + pct, 200) +
+             "</title></rect>\n";
+    if (pw >= 30)
+      parts += "<text x=\"" + fmt("%.1f", x + pw / 2) + "\" y=\"" + fmt("%.1f", y + 25.5) +
+               "\" font-size=\"9\" fill=\"#1f2430\" text-anchor=\"middle\">" + xml_text(pct, 16) + "</text>\n";
+    x += pw;
+  };
+  for (const cause_time& c : a.causes) {
+    const std::string name = c.what == cause::host_code ? "host code " + printable(c.where, 24) : std::string(describe(c.what));
+    const std::string pct = share(c.time, a.excess);
+    part(double(c.time.count()), cause_colour(c.what), name, pct);
+    const std::string more = (listed == 0 ? " " : ", ") + pct + " " + name;
+    if (!words_full && words.size() + more.size() <= words_fit) words += more, ++listed;
+    else words_full = true;
+  }
+  if (a.unattributed.count() > 0) part(double(a.unattributed.count()), "#d9dce1", "unattributed", share(a.unattributed, a.excess));
+  if (listed < a.causes.size()) words += listed == 0 ? " ..." : ", ...";
+  if (a.unattributed.count() < 0) words += " (named causes exceed it)";
+  o += "<text x=\"" + fmt("%.0f", x0) + "\" y=\"" + fmt("%.1f", y + 11) + "\" font-size=\"10\" fill=\"#1f2430\">" +
+       xml_text(words, 160) + "</text>\n";
+  o += "<rect x=\"" + fmt("%.0f", x0) + "\" y=\"" + fmt("%.1f", y + 16) + "\" width=\"" + fmt("%.0f", w) + "\" height=\"" +
+       fmt("%.0f", bar_h) + "\" fill=\"#f0f1f4\"/>\n" + parts;
+}
+
 /// The panel's text where it has no point to draw.
 inline const char* no_points_text(const report& r, const site_report& s) noexcept {
   // A warmup.report/2 document carried no call times: the figures above stand, the points do not.
   return s.calls == 0 || r.call_times_recorded ? "no calls yet" : "call times not in this report (warmup.report/2)";
 }
 
-inline void svg_panel(std::string& o, const report& whole, const site_report& s, double ox, double oy) {
+inline void svg_panel(std::string& o, const report& whole, const site_report& s, double ox, double oy, double height) {
   std::vector<svg_point> pts;
   for (std::size_t i = 0; i < s.first_calls.size(); ++i)
     pts.push_back({double(i), double(s.first_calls[i].count()),
@@ -66,8 +136,10 @@ inline void svg_panel(std::string& o, const report& whole, const site_report& s,
     if (c.device) pts.push_back({double(c.index), double(c.device->count()), svg_point::device});
   }
   o += "<g transform=\"translate(" + fmt("%.0f", ox) + "," + fmt("%.0f", oy) + ")\">\n";
-  o += "<rect x=\"0.5\" y=\"0.5\" width=\"" + fmt("%.0f", panel_w - 1) + "\" height=\"" + fmt("%.0f", panel_h - 1) +
+  o += "<rect x=\"0.5\" y=\"0.5\" width=\"" + fmt("%.0f", panel_w - 1) + "\" height=\"" + fmt("%.0f", height - 1) +
        "\" rx=\"6\" fill=\"#ffffff\" stroke=\"#d0d4dc\"/>\n";
+  double bar_y = panel_h - 2;
+  for (const auto& [a, who] : bars_of(s)) svg_cause_bar(o, *a, who, bar_y), bar_y += bar_row_h;
   o += "<text x=\"10\" y=\"18\" font-size=\"13\" font-weight=\"bold\" fill=\"#1f2430\">" + xml_text(s.name, 44) +
        "</text>\n";
   std::string sub = std::string(to_string(s.op)) + " \xC2\xB7 " + std::to_string(s.calls) + " calls \xC2\xB7 first " +
@@ -143,8 +215,14 @@ WARMUP_DETAIL_RUNTIME std::string to_svg(const report& r) {
   const std::size_t cols = std::max<std::size_t>(1, std::min<std::size_t>(3, n));
   const std::size_t rows = std::max<std::size_t>(1, (n + cols - 1) / cols);
   const double gap = 12, head = 58;
+  // A row of panels is as tall as its panel with the most cause bars.
+  std::vector<double> row_h(rows, panel_h), offsets(rows, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    row_h[i / cols] = std::max(row_h[i / cols], panel_h + bar_row_h * double(bars_of(r.sites[i]).size()));
+  for (std::size_t k = 1; k < rows; ++k) offsets[k] = offsets[k - 1] + row_h[k - 1] + gap;
   // At least wide enough for the legend, even with one panel.
-  const double width = std::max(620.0, double(cols) * (panel_w + gap) + gap), height = head + double(rows) * (panel_h + gap) + gap;
+  const double width = std::max(620.0, double(cols) * (panel_w + gap) + gap);
+  const double height = head + offsets.back() + row_h.back() + gap;
   std::string o;
   o += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   o += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fmt("%.0f", width) + "\" height=\"" + fmt("%.0f", height) +
@@ -173,7 +251,7 @@ WARMUP_DETAIL_RUNTIME std::string to_svg(const report& r) {
     o += "<text x=\"" + fmt("%.0f", gap) + "\" y=\"" + fmt("%.0f", head + 30) +
          "\" font-size=\"12\" fill=\"#5a6270\">no site was measured</text>\n";
   for (std::size_t i = 0; i < n; ++i)
-    svg_panel(o, r, r.sites[i], gap + double(i % cols) * (panel_w + gap), head + double(i / cols) * (panel_h + gap));
+    svg_panel(o, r, r.sites[i], gap + double(i % cols) * (panel_w + gap), head + offsets[i / cols], row_h[i / cols]);
   o += "</svg>\n";
   return o;
 }

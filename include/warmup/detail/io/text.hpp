@@ -130,6 +130,14 @@ inline std::string format_duration(std::chrono::nanoseconds d) {
   return buf;
 }
 
+/// "4.5%", "35%", "<0.1%": a part of a whole, in two digits at most.
+inline std::string share(std::chrono::nanoseconds part, std::chrono::nanoseconds whole) {
+  if (whole.count() <= 0) return "-";
+  const double p = 100.0 * double(part.count()) / double(whole.count());
+  if (p > 0 && p < 0.05) return "<0.1%";
+  return fmt(p < 9.95 ? "%.1f%%" : "%.0f%%", p);
+}
+
 /// "512 B", "64.0 MiB", "1.50 GiB": binary units, three significant digits.
 inline std::string format_bytes(std::uint64_t n) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};

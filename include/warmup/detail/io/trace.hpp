@@ -5,6 +5,7 @@
 
 #include "warmup/config.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -39,6 +40,53 @@ inline void trace_number(json_out& j, const char* k, std::chrono::nanoseconds d)
   char buf[32];
   std::snprintf(buf, sizeof buf, "%s%llu.%03llu", ns < 0 ? "-" : "", magnitude / 1000, magnitude % 1000);
   j.number_text(buf);
+}
+
+/// The first call's causes, as its slice's arguments: each cause's time, the CPU samples by
+/// shared object, and what no record or sample explains. Perfetto shows them when the call is
+/// picked. Object names are a value, never a key: a report read back may name anything.
+inline void trace_why(json_out& j, const attribution& a) {
+  j.key("why_us");  // microseconds, as the format's ts and dur
+  j.open('{');
+  for (const cause_time& c : a.causes)
+    if (c.what != cause::host_code) trace_number(j, to_string(c.what).data(), c.time);
+  trace_number(j, "unattributed", a.unattributed);
+  trace_number(j, "excess", a.excess);
+  j.close('}');
+  j.key("cpu_samples");
+  j.open('[');
+  for (const cause_time& c : a.causes)
+    if (c.what == cause::host_code) {
+      j.open('{');
+      j.key("object"), j.value(std::string_view{c.where});
+      trace_number(j, "time_us", c.time);
+      j.key("samples"), j.value(c.count);
+      j.close('}');
+    }
+  j.close(']');
+}
+
+/// The first call's cause stretches as slices inside its own (same track, within its start and
+/// end, so that a viewer nests them under it), at the times their records gave.
+inline void trace_spans(json_out& j, const attribution& a, const call_record& c, int tid) {
+  for (const cause_span& p : a.spans) {
+    const auto begin = std::clamp(p.at, std::chrono::nanoseconds{0}, c.host);
+    const auto end = std::clamp(p.at + p.time, begin, c.host);
+    if (end == begin) continue;
+    j.open('{');
+    j.key("name"), j.value(describe(p.what));
+    j.key("cat"), j.value(std::string_view{"cause"});
+    j.key("ph"), j.value(std::string_view{"X"});
+    j.key("pid"), j.value(1);
+    j.key("tid"), j.value(tid);
+    trace_number(j, "ts", c.host_start + begin);
+    trace_number(j, "dur", end - begin);
+    j.key("args");
+    j.open('{');
+    j.key("cause"), j.value(to_string(p.what));
+    j.close('}');
+    j.close('}');
+  }
 }
 
 }  // namespace detail
@@ -80,8 +128,11 @@ WARMUP_DETAIL_RUNTIME std::string to_trace(const report& r) {
         j.key("call"), j.value(c.index);
         j.key("first"), j.value(first);
         j.key("warmup"), j.value(warm);
+        const bool why = side == 0 && first && s.host.first_call_causes;
+        if (why) detail::trace_why(j, *s.host.first_call_causes);
         j.close('}');
         j.close('}');
+        if (why) detail::trace_spans(j, *s.host.first_call_causes, c, tid);
       }
     }
   }
