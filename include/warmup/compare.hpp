@@ -67,14 +67,22 @@ struct compare_options {
 };
 
 /// @brief One figure in both runs and the verdict on it.
+/// \code
+///   const warmup::figure_change& f = site.p50;
+///   if (f.change == warmup::verdict::slower) std::cout << "p50 x" << *f.ratio << " (" << f.basis << ")\n";
+/// \endcode
 struct figure_change {
+  ///@{
+  /// The figure in the base run and in the new one; empty where that run lacks it.
   std::optional<std::chrono::nanoseconds> base, now;
+  ///@}
   std::optional<double> ratio;  ///< now / base; empty where either is missing or base is 0
-  verdict change = verdict::same;
+  verdict change = verdict::same;  ///< what the comparison decided
   /// What the verdict rests on: "interval" (the p50 confidence intervals), "threshold" (one
   /// sample, or an interval missing), "floor" (a change smaller than the floor), "" (missing).
   std::string basis;
 
+  /// The members by name, in order: the JSON keys and CSV columns the library writes and reads.
   static constexpr auto fields() {
     using self = figure_change;
     return std::make_tuple(WARMUP_DETAIL_FIELD(base), WARMUP_DETAIL_FIELD(now), WARMUP_DETAIL_FIELD(ratio),
@@ -83,13 +91,24 @@ struct figure_change {
 };
 
 /// @brief One site present in both runs.
+/// \code
+///   for (const warmup::site_change& s : warmup::compare(base, now).sites)
+///     if (s.regressed) std::cout << s.name << ": first call " << warmup::to_string(s.first.change) << '\n';
+/// \endcode
 struct site_change {
-  std::string name;
-  op_kind op = op_kind::region;
-  figure_change first, warmup_excess, p50;  ///< host clock
-  std::optional<figure_change> device_first, device_p50;  ///< where either run timed the device
+  std::string name;              ///< the site's name
+  op_kind op = op_kind::region;  ///< the site's kind
+  ///@{
+  /// Host clock: the first call, the warm-up excess and the steady p50.
+  figure_change first, warmup_excess, p50;
+  ///@}
+  ///@{
+  /// The device's first call and p50, where either run timed the device.
+  std::optional<figure_change> device_first, device_p50;
+  ///@}
   bool regressed = false;  ///< a figure is `slower`
 
+  /// The members by name, in order: the JSON keys and CSV columns the library writes and reads.
   static constexpr auto fields() {
     using self = site_change;
     return std::make_tuple(WARMUP_DETAIL_FIELD(name), WARMUP_DETAIL_FIELD(op), WARMUP_DETAIL_FIELD(regressed),
@@ -99,10 +118,14 @@ struct site_change {
 };
 
 /// @brief A site one run has and the other lacks.
+/// \code
+///   for (const warmup::site_name& s : c.added) std::cout << "new site: " << s.name << '\n';
+/// \endcode
 struct site_name {
-  std::string name;
-  op_kind op = op_kind::region;
+  std::string name;              ///< the site's name
+  op_kind op = op_kind::region;  ///< the site's kind
 
+  /// The members by name, in order: the JSON keys and CSV columns the library writes and reads.
   static constexpr auto fields() {
     using self = site_name;
     return std::make_tuple(WARMUP_DETAIL_FIELD(name), WARMUP_DETAIL_FIELD(op));
@@ -120,13 +143,17 @@ struct site_name {
 /// \endcode
 struct run_setup {
   std::string gpu;              ///< the GPU's name; "none" without one
-  std::string driver, runtime;  ///< CUDA versions, "12.8"
+  ///@{
+  /// The CUDA driver's and runtime's versions, "12.8".
+  std::string driver, runtime;
+  ///@}
   std::string module_loading;   ///< CUDA_MODULE_LOADING as the driver reads it
   std::string jit_cache;        ///< the JIT cache's settings
   std::string attribution;      ///< "cupti", "off", or why it fell back
   std::string cpu_sampling;     ///< "off", or how often first calls were sampled
   std::string library_version;  ///< warmup's
 
+  /// The members by name, in order: the JSON keys and CSV columns the library writes and reads.
   static constexpr auto fields() {
     using self = run_setup;
     return std::make_tuple(WARMUP_DETAIL_FIELD(gpu), WARMUP_DETAIL_FIELD(driver), WARMUP_DETAIL_FIELD(runtime),
@@ -137,10 +164,18 @@ struct run_setup {
 };
 
 /// @brief One entry of `run_setup` that differs between the runs: its name and both values.
+/// \code
+///   for (const warmup::setup_change& s : c.run_changes)
+///     std::cout << s.what << ": " << s.base << " -> " << s.now << '\n';
+/// \endcode
 struct setup_change {
   std::string what;  ///< the `run_setup` member's name: "driver", "module_loading", ...
+  ///@{
+  /// Its value in the base run and in the new one.
   std::string base, now;
+  ///@}
 
+  /// The members by name, in order: the JSON keys and CSV columns the library writes and reads.
   static constexpr auto fields() {
     using self = setup_change;
     return std::make_tuple(WARMUP_DETAIL_FIELD(what), WARMUP_DETAIL_FIELD(base), WARMUP_DETAIL_FIELD(now));
@@ -154,8 +189,11 @@ struct setup_change {
 ///   return c.regressed ? 1 : 0;
 /// \endcode
 struct comparison {
-  double threshold = 0.10;
+  double threshold = 0.10;  ///< the `compare_options` it was made with
+  ///@{
+  /// The floors it was made with (`compare_options`): steady p50s, and first calls and warm-ups.
   std::chrono::nanoseconds floor{}, first_floor{};
+  ///@}
   bool regressed = false;          ///< a site has a `slower` figure
   /// What differs between the runs' setups (driver, runtime, GPU, module loading, ...), which
   /// may explain a verdict better than the code does; empty where nothing known differs.
@@ -165,6 +203,7 @@ struct comparison {
   std::vector<site_name> removed;  ///< in the base run only
   std::vector<site_name> added;    ///< in the new run only
 
+  /// The members by name, in order: the JSON keys and CSV columns the library writes and reads.
   static constexpr auto fields() {
     using self = comparison;
     return std::make_tuple(WARMUP_DETAIL_FIELD(threshold), WARMUP_DETAIL_FIELD(floor), WARMUP_DETAIL_FIELD(first_floor),
@@ -177,14 +216,24 @@ struct comparison {
 /// @brief One run as a comparison reads it: per site, its figures and their intervals. Made
 /// from a report, or from a merged report (then each figure is the slowest rank's: the rank a
 /// job waits for), so runs of one process and of many compare the same way.
+/// \code
+///   const warmup::compare_input base = warmup::compare_view(warmup::snapshot());
+/// \endcode
 struct compare_input {
   /// A site's figures (`summarize`), and its p50s' 95% intervals where the run has them.
+  /// \code
+  ///   for (const warmup::compare_input::site& s : input.sites)
+  ///     if (s.p50_low) std::cout << s.name << ": p50 >= " << s.p50_low->count() << " ns\n";
+  /// \endcode
   struct site : site_summary {
+    ///@{
+    /// The host p50's and the device p50's 95% confidence intervals, low and high ends.
     std::optional<std::chrono::nanoseconds> p50_low, p50_high, device_p50_low, device_p50_high;
+    ///@}
   };
   run_setup setup;   ///< what the run ran on and with
   std::string what;  ///< "report" or "merged report of N ranks"
-  std::vector<site> sites;
+  std::vector<site> sites;  ///< its sites, in the run's order
 };
 
 namespace detail {

@@ -7,10 +7,13 @@
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
+/// @brief warmup's major version: `#if WARMUP_VERSION_MAJOR > 0` for code that needs a later API.
 #define WARMUP_VERSION_MAJOR 0
+/// @brief warmup's minor version.
 #define WARMUP_VERSION_MINOR 1
+/// @brief warmup's patch version.
 #define WARMUP_VERSION_PATCH 0
-#define WARMUP_VERSION_STRING "0.1.0"  // the three above, as the report writes it
+#define WARMUP_VERSION_STRING "0.1.0"  ///< the three above, as the report writes it
 
 /// Marks the few functions of a scope's hot path that must be inlined whatever the compiler's
 /// size heuristics say: a call there costs a measurable share of a 60 ns scope.
@@ -26,6 +29,9 @@
 #define WARMUP_ENABLED 1
 #endif
 
+/// @namespace warmup
+/// @brief Everything the library declares.
+///
 /// The library's namespace is `cuda_warmup`; `warmup` is an alias of it, so programs write
 /// `warmup::region_scope`. A program that already has a global `warmup` (a `__global__ void
 /// warmup()` kernel is a common idiom) defines `WARMUP_NO_NAMESPACE_ALIAS` before the first
@@ -35,6 +41,10 @@
 /// `v1_off` under `WARMUP_DISABLE`), `detail` included: a program that links files built
 /// both ways (a library built with scopes off, the application with them on) holds two
 /// distinct sets of types and functions instead of one name with two layouts.
+/// \code
+///   const warmup::report r = warmup::snapshot();  // or cuda_warmup::snapshot()
+/// \endcode
+
 /// Defines, in the files that compile the runtime, a function that files built light
 /// (`WARMUP_LIGHT`) only declare: weak rather than inline, so that a light file's call binds to
 /// it, and the linker keeps one of the copies, as it does an inline function's. Under

@@ -40,11 +40,17 @@ namespace cublas {
 ///   const auto t = warmup::cublas::gemm::fp32(512, 64, 512).ops(CUBLAS_OP_T, CUBLAS_OP_N);
 /// \endcode
 struct gemm {
+  ///@{
+  /// The shape: C is m x n, the inner dimension k.
   int m = 0, n = 0, k = 0;
+  ///@}
+  ///@{
+  /// The operations on A and on B (`CUBLAS_OP_N`, `CUBLAS_OP_T`).
   cublasOperation_t op_a = CUBLAS_OP_N, op_b = CUBLAS_OP_N;
+  ///@}
   cudaDataType_t ab_type = CUDA_R_32F;  ///< A and B
-  cudaDataType_t c_type = CUDA_R_32F;
-  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  cudaDataType_t c_type = CUDA_R_32F;   ///< C
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;  ///< the compute type
 
   /// `cublasSgemm` with the handle's math mode (CUDA cores unless the handle allows TF32).
   static constexpr gemm fp32(int m, int n, int k) { return {m, n, k}; }
@@ -203,6 +209,8 @@ inline prewarm_status prewarm(cublasHandle_t handle, std::initializer_list<gemm>
 /// \endcode
 class handle {
  public:
+  /// @brief Creates the handle, binds it to `stream` and gives it a workspace of
+  /// `workspace_bytes` (none for 0); where a step fails, `status()` says which.
   explicit handle(cudaStream_t stream, std::size_t workspace_bytes = std::size_t{32} << 20) {
     const region_scope timed{"warmup::cublas::handle"};
     const ::cuda_warmup::detail::prewarm_step step{"warmup::cublas::handle"};
@@ -235,8 +243,11 @@ class handle {
   handle(const handle&) = delete;
   handle& operator=(const handle&) = delete;
 
+  /// @brief The cuBLAS handle; null where `cublasCreate` failed.
   cublasHandle_t get() const noexcept { return handle_; }
+  /// @brief How making it went: the error and a sentence naming the step that failed.
   const prewarm_status& status() const noexcept { return status_; }
+  /// @brief Whether every step succeeded.
   explicit operator bool() const noexcept { return handle_ != nullptr && status_.ok(); }
 
  private:

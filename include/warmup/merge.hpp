@@ -33,11 +33,14 @@ inline constexpr std::string_view merged_json_schema = "warmup.merged/1";
 ///   if (f.p50) std::cout << f.first.count() << " ns first, " << f.p50->count() << " ns p50\n";
 /// \endcode
 struct site_figures {
-  std::uint64_t calls = 0;
+  std::uint64_t calls = 0;  ///< calls that have ended
   std::chrono::nanoseconds first{};                ///< host time of the first call
   std::optional<std::chrono::nanoseconds> p50;     ///< host steady p50; empty: no steady state
   std::chrono::nanoseconds warmup_excess{};        ///< host
-  std::optional<std::chrono::nanoseconds> device_first, device_p50;  ///< where the device was timed
+  ///@{
+  /// The device's first call and steady p50, where the device was timed.
+  std::optional<std::chrono::nanoseconds> device_first, device_p50;
+  ///@}
 };
 
 /// @brief One site of one rank, reduced to what a merge reads: its name and kind, and its
@@ -46,8 +49,8 @@ struct site_figures {
 ///   const warmup::site_summary s = warmup::summarize(site);
 /// \endcode
 struct site_summary : site_figures {
-  std::string name;
-  op_kind op = op_kind::region;
+  std::string name;              ///< the site's name
+  op_kind op = op_kind::region;  ///< the site's kind
 };
 
 /// @brief One rank's report, reduced for a merge: who wrote it and its sites' summaries.
@@ -57,14 +60,14 @@ struct site_summary : site_figures {
 /// \endcode
 struct rank_summary {
   std::optional<int> rank;  ///< from the report's identity (or MPI); empty: not launched as a job
-  std::string host;
-  int pid = 0;
+  std::string host;    ///< the machine's name
+  int pid = 0;         ///< the process's id
   std::string device;  ///< the GPU's name; empty: none described
-  std::string uuid;
-  std::string started;
-  std::string library_version;
+  std::string uuid;    ///< the GPU's UUID, as nvidia-smi writes it
+  std::string started;  ///< when the library started, ISO 8601 UTC
+  std::string library_version;  ///< warmup's
   std::string source;  ///< where it came from: a file name, or "MPI"
-  std::vector<site_summary> sites;
+  std::vector<site_summary> sites;  ///< its sites, in the report's order
 };
 
 /// @brief The summary of one site of a report: the one place its figures are picked.
@@ -100,11 +103,19 @@ inline rank_summary summarize(const report& r, std::string source = {}) {
 
 /// @brief A figure over ranks: its least, median (the lower one for an even count) and
 /// greatest value, and the rank with the greatest (the lowest such rank on a tie).
+/// \code
+///   const warmup::spread& f = site.first;  // a merged_site
+///   std::cout << f.min.count() << " to " << f.max.count() << " ns, slowest rank " << f.slowest_rank << '\n';
+/// \endcode
 struct spread {
+  ///@{
+  /// The least, median and greatest value over the ranks.
   std::chrono::nanoseconds min{}, median{}, max{};
-  int slowest_rank = 0;
+  ///@}
+  int slowest_rank = 0;  ///< the rank with the greatest value
   std::uint64_t ranks = 0;  ///< ranks that have the figure
 
+  /// The members by name, in order: the JSON keys and CSV columns the library writes and reads.
   static constexpr auto fields() {
     using self = spread;
     return std::make_tuple(WARMUP_DETAIL_FIELD(min), WARMUP_DETAIL_FIELD(median), WARMUP_DETAIL_FIELD(max),
@@ -113,9 +124,14 @@ struct spread {
 };
 
 /// @brief One rank's figures at a merged site (the marks of the merged picture).
+/// \code
+///   for (const warmup::rank_figures& f : site.per_rank)  // a merged_site
+///     std::cout << "rank " << f.rank << ": " << f.first.count() << " ns first\n";
+/// \endcode
 struct rank_figures : site_figures {
-  int rank = 0;
+  int rank = 0;  ///< whose figures
 
+  /// The members by name, in order: the JSON keys and CSV columns the library writes and reads.
   static constexpr auto fields() {
     using self = rank_figures;
     return std::make_tuple(WARMUP_DETAIL_FIELD(rank), WARMUP_DETAIL_FIELD(calls), WARMUP_DETAIL_FIELD(first),
@@ -132,17 +148,21 @@ struct rank_figures : site_figures {
 ///               << s.first.slowest_rank << '\n';
 /// \endcode
 struct merged_site {
-  std::string name;
-  op_kind op = op_kind::region;
+  std::string name;              ///< the site's name
+  op_kind op = op_kind::region;  ///< the site's kind
   std::uint64_t ranks = 0;  ///< ranks that have the site
   std::uint64_t calls = 0;  ///< summed over ranks (saturating)
-  spread first;
+  spread first;  ///< the host first call
   std::optional<spread> p50;  ///< over the ranks with a steady state
-  spread warmup_excess;
+  spread warmup_excess;  ///< the host warm-up excess
+  ///@{
+  /// The device's first call and p50, over the ranks that timed the device.
   std::optional<spread> device_first, device_p50;
+  ///@}
   std::vector<int> missing_ranks;  ///< ranks of the merge without this site
   std::vector<rank_figures> per_rank;  ///< by rank
 
+  /// The members by name, in order: the JSON keys and CSV columns the library writes and reads.
   static constexpr auto fields() {
     using self = merged_site;
     return std::make_tuple(WARMUP_DETAIL_FIELD(name), WARMUP_DETAIL_FIELD(op), WARMUP_DETAIL_FIELD(ranks),
@@ -154,16 +174,24 @@ struct merged_site {
 };
 
 /// @brief Who one merged rank was.
+/// \code
+///   for (const warmup::merged_rank& r : merged.ranks)
+///     std::cout << r.rank << ": " << r.host << ' ' << r.device << '\n';
+/// \endcode
 struct merged_rank {
-  int rank = 0;
-  std::string host;
-  int pid = 0;
+  int rank = 0;       ///< its rank in the merge
+  std::string host;   ///< the machine's name
+  int pid = 0;        ///< the process's id
+  ///@{
+  /// The GPU's name and UUID; empty: none described.
   std::string device, uuid;
-  std::string started;
-  std::string library_version;
-  std::string source;
-  std::uint64_t sites = 0;
+  ///@}
+  std::string started;  ///< when the library started, ISO 8601 UTC
+  std::string library_version;  ///< warmup's
+  std::string source;  ///< where its report came from: a file name, or "MPI"
+  std::uint64_t sites = 0;  ///< how many sites its report had
 
+  /// The members by name, in order: the JSON keys and CSV columns the library writes and reads.
   static constexpr auto fields() {
     using self = merged_rank;
     return std::make_tuple(WARMUP_DETAIL_FIELD(rank), WARMUP_DETAIL_FIELD(host), WARMUP_DETAIL_FIELD(pid),
@@ -191,6 +219,7 @@ struct merged_report {
   }
   const merged_site* find(op_kind op, std::string_view name) const&& = delete;
 
+  /// The members by name, in order: the JSON keys and CSV columns the library writes and reads.
   static constexpr auto fields() {
     using self = merged_report;
     return std::make_tuple(WARMUP_DETAIL_FIELD(ranks), WARMUP_DETAIL_FIELD(notices), WARMUP_DETAIL_FIELD(sites));

@@ -17,7 +17,15 @@ WARMUP_BEGIN_NAMESPACE
 /// \code
 ///   if (site.op == warmup::op_kind::h2d) { /* a host-to-device copy */ }
 /// \endcode
-enum class op_kind : std::uint8_t { context, alloc, h2d, d2h, d2d, launch, region };
+enum class op_kind : std::uint8_t {
+  context,  ///< device or context initialisation: `op::context`
+  alloc,    ///< an allocation: `op::alloc`
+  h2d,      ///< a host-to-device copy: `op::h2d`
+  d2h,      ///< a device-to-host copy: `op::d2h`
+  d2d,      ///< a device-to-device copy: `op::d2d`
+  launch,   ///< kernel launches: `op::launch`
+  region    ///< any region of code: `op::region`
+};
 
 /// @brief Number of operation kinds (for tables indexed by `op_kind`).
 inline constexpr std::size_t op_kind_count = 7;
@@ -65,19 +73,54 @@ constexpr std::string_view to_string(op_kind k) noexcept {
 /// \endcode
 namespace op {
 /// @brief Device or context initialisation (`cudaSetDevice`, `cudaInitDevice`, `cudaFree(0)`).
-struct context { static constexpr op_kind kind = op_kind::context; };
+/// \code
+///   warmup::scope<warmup::op::context> s{"init"};
+/// \endcode
+struct context {
+  static constexpr op_kind kind = op_kind::context;  ///< the kind its sites have
+};
 /// @brief A device or pinned-host allocation (`cudaMalloc`, `cudaMallocAsync`, `cudaMallocHost`).
-struct alloc { static constexpr op_kind kind = op_kind::alloc; };
+/// \code
+///   warmup::scope<warmup::op::alloc> s{"weights", bytes};
+/// \endcode
+struct alloc {
+  static constexpr op_kind kind = op_kind::alloc;  ///< the kind its sites have
+};
 /// @brief A host-to-device copy.
-struct h2d { static constexpr op_kind kind = op_kind::h2d; };
+/// \code
+///   warmup::scope<warmup::op::h2d> s{"upload", bytes, stream};
+/// \endcode
+struct h2d {
+  static constexpr op_kind kind = op_kind::h2d;  ///< the kind its sites have
+};
 /// @brief A device-to-host copy.
-struct d2h { static constexpr op_kind kind = op_kind::d2h; };
+/// \code
+///   warmup::scope<warmup::op::d2h> s{"download", bytes, stream};
+/// \endcode
+struct d2h {
+  static constexpr op_kind kind = op_kind::d2h;  ///< the kind its sites have
+};
 /// @brief A device-to-device copy.
-struct d2d { static constexpr op_kind kind = op_kind::d2d; };
+/// \code
+///   warmup::scope<warmup::op::d2d> s{"copy", bytes, stream};
+/// \endcode
+struct d2d {
+  static constexpr op_kind kind = op_kind::d2d;  ///< the kind its sites have
+};
 /// @brief One or more kernel launches; the host time is what the caller waits at the call.
-struct launch { static constexpr op_kind kind = op_kind::launch; };
+/// \code
+///   warmup::scope<warmup::op::launch> s{"gemm", stream};
+/// \endcode
+struct launch {
+  static constexpr op_kind kind = op_kind::launch;  ///< the kind its sites have
+};
 /// @brief Any region of code, such as a whole model `forward`.
-struct region { static constexpr op_kind kind = op_kind::region; };
+/// \code
+///   warmup::scope<warmup::op::region> s{"forward", stream};
+/// \endcode
+struct region {
+  static constexpr op_kind kind = op_kind::region;  ///< the kind its sites have
+};
 }  // namespace op
 
 /// @brief Whether an operation kind moves bytes between memories (and so reports bandwidth).

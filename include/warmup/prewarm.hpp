@@ -45,7 +45,9 @@ struct prewarm_status {
   cudaError_t error = cudaSuccess;  ///< the first CUDA error met, or cudaSuccess
   std::string message;              ///< empty on success
   std::chrono::nanoseconds took{0};  ///< host time of the whole step
+  /// @brief Whether the step succeeded: `error == cudaSuccess`.
   bool ok() const noexcept { return error == cudaSuccess; }
+  /// @brief `ok()`, for `if (const auto s = warmup::prewarm_context(); !s)`.
   explicit operator bool() const noexcept { return ok(); }
 };
 
@@ -164,7 +166,10 @@ prewarm_status prewarm_pool(std::size_t bytes, cudaStream_t stream = nullptr);
 /// \endcode
 class pinned_buffer {
  public:
+  /// @brief No memory: `data()` is null and the buffer tests false.
   pinned_buffer() noexcept = default;
+  /// @brief `bytes` bytes of pinned host memory (`cudaMallocHost`); where that fails, none, and
+  /// `status()` says why.
   explicit pinned_buffer(std::size_t bytes) {
     const alloc_scope s{"warmup::pinned_buffer", bytes};
     const detail::prewarm_step step{"warmup::pinned_buffer(" + std::to_string(bytes) + " bytes)"};
@@ -180,9 +185,12 @@ class pinned_buffer {
     size_ = bytes;
     status_ = step.ok();
   }
+  /// @brief Frees the memory (`cudaFreeHost`).
   ~pinned_buffer() { release(); }
+  /// @brief Takes `o`'s memory; `o` is left empty.
   pinned_buffer(pinned_buffer&& o) noexcept
       : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), status_(std::move(o.status_)) {}
+  /// @brief Frees this buffer's memory and takes `o`'s; `o` is left empty.
   pinned_buffer& operator=(pinned_buffer&& o) noexcept {
     if (this != &o) {
       release();
@@ -195,9 +203,13 @@ class pinned_buffer {
   pinned_buffer(const pinned_buffer&) = delete;
   pinned_buffer& operator=(const pinned_buffer&) = delete;
 
+  /// @brief The memory; null where the allocation failed.
   void* data() const noexcept { return data_; }
+  /// @brief Its size in bytes; 0 where the allocation failed.
   std::size_t size() const noexcept { return size_; }
+  /// @brief How the allocation went: the CUDA error and a sentence where it failed.
   const prewarm_status& status() const noexcept { return status_; }
+  /// @brief Whether the buffer holds memory.
   explicit operator bool() const noexcept { return data_ != nullptr; }
 
  private:

@@ -31,19 +31,31 @@ WARMUP_BEGIN_NAMESPACE
 struct steady_state {
   /// Fewer steady calls than this and the report warns that the p50 is not to be trusted.
   static constexpr std::uint64_t enough = 20;
-  std::uint64_t calls = 0;
+  std::uint64_t calls = 0;  ///< steady calls: every call after the warm-up, cold recurrences apart
+  ///@{
+  /// Nearest-rank percentiles of the steady calls: the median, the 90th, 99th and 99.9th.
   std::chrono::nanoseconds p50{}, p90{}, p99{}, p999{};
+  ///@}
+  ///@{
+  /// The least and the greatest steady call, their mean and sample standard deviation (exact).
   std::chrono::nanoseconds min{}, max{}, mean{}, stddev{};
+  ///@}
+  ///@{
   /// Distribution-free 95% confidence interval of the p50 (order statistics); empty below 6
   /// calls, where no such interval exists.
   std::optional<std::chrono::nanoseconds> p50_low, p50_high;
+  ///@}
   bool enough_calls = false;  ///< calls >= enough
 };
 
 /// @brief Time a cold call spent on one cause, and how many records of that cause it took.
+/// \code
+///   for (const warmup::cause_time& c : why.causes)
+///     std::cout << warmup::describe(c.what) << ": " << c.time.count() << " ns\n";
+/// \endcode
 struct cause_time {
-  cause what = cause::module_load;
-  std::chrono::nanoseconds time{};
+  cause what = cause::module_load;  ///< the cause
+  std::chrono::nanoseconds time{};  ///< the call's time spent on it (each instant counted once)
   std::uint64_t count = 0;  ///< records, or for `host_code` CPU samples
   /// For `host_code`: the shared object the samples fell in ("libcudnn_heuristic.so.9"); empty
   /// for the other causes.
@@ -130,7 +142,7 @@ struct timing {
   std::chrono::nanoseconds first{};   ///< the first measured call
   std::uint64_t warmup_calls = 0;     ///< leading calls found slower than the steady state
   std::chrono::nanoseconds total{};   ///< all measured calls together
-  std::optional<steady_state> steady;
+  std::optional<steady_state> steady;  ///< the calls after the warm-up; empty: none came
   std::optional<std::chrono::nanoseconds> first_call_excess;  ///< first - steady p50
   /// What the whole warm-up cost: the sum over warm-up calls of (call - steady p50).
   std::chrono::nanoseconds warmup_excess{};
@@ -145,7 +157,10 @@ struct timing {
 };
 
 /// @brief Which clock a figure was read from.
-enum class clock_domain { host, device };
+enum class clock_domain {
+  host,    ///< the host's clock: the cycle counter or steady_clock
+  device   ///< the GPU's, through CUDA events
+};
 
 /// @brief The name of a clock domain as written in reports: "host" or "device".
 constexpr std::string_view to_string(clock_domain c) noexcept { return c == clock_domain::host ? "host" : "device"; }
@@ -168,10 +183,12 @@ struct transfer {
   std::optional<double> first_gbps;   ///< the first call
   std::optional<double> steady_gbps;  ///< bytes per call over the steady p50 (equal sizes only)
   std::optional<double> mean_gbps;    ///< all bytes over the time of all calls
+  ///@{
   /// Copies given their host pointer: calls from pinned memory, and from pageable memory (which
   /// the driver stages through a pinned buffer of its own, synchronously to the host).
   std::uint64_t host_pinned_calls = 0;
   std::uint64_t host_pageable_calls = 0;
+  ///@}
 };
 
 /// @brief What an allocation site's stream-ordered pool did (allocation scopes given a stream;
@@ -193,10 +210,20 @@ struct pool_growth {
 /// Times count from when the library was loaded. Device times come from the call's events,
 /// placed on the host clock through one reference event per device (within tens of
 /// microseconds).
+/// \code
+///   for (const warmup::call_record& c : site.timeline)
+///     std::cout << "call " << c.index << " at " << c.host_start.count() << " ns took " << c.host.count() << " ns\n";
+/// \endcode
 struct call_record {
   std::uint64_t index = 0;  ///< 0 = the site's first call
+  ///@{
+  /// When the call began on the host clock, and its host time.
   std::chrono::nanoseconds host_start{}, host{};
+  ///@}
+  ///@{
+  /// When its device work began, and its device time; empty where not device-timed.
   std::optional<std::chrono::nanoseconds> device_start, device;
+  ///@}
 };
 
 /// @brief Calls of a site that asked for device timing and were host-timed only, by reason.
@@ -216,10 +243,10 @@ struct untimed_calls {
 ///     std::cout << s.name << ": " << s.calls << " calls\n";
 /// \endcode
 struct site_report {
-  std::string name;
-  op_kind op = op_kind::region;
+  std::string name;              ///< the name its scopes gave
+  op_kind op = op_kind::region;  ///< the kind of its scopes
   std::uint64_t calls = 0;  ///< calls that have ended
-  timing host;
+  timing host;  ///< host-clock figures: every call
   std::optional<timing> device;  ///< empty when no call of the site was device-timed
   std::optional<transfer> bytes;  ///< copies and allocations given a byte count
   std::uint64_t exceptions = 0;   ///< calls left by an exception (still measured)
@@ -241,22 +268,33 @@ struct site_report {
 ///   if (r.identity.rank) std::cout << "rank " << *r.identity.rank << " on " << r.identity.host << '\n';
 /// \endcode
 struct run_identity {
+  ///@{
+  /// The process's rank in the job, its rank on this host, and the job's number of processes.
   std::optional<int> rank, local_rank, world_size;
+  ///@}
   std::string launcher;  ///< "Open MPI", "PMI", "Slurm" or "torchrun": whose variables; empty: none
   std::string host;      ///< the machine's name
-  int pid = 0;
+  int pid = 0;            ///< the process's id
   std::string started;   ///< when the library started, ISO 8601 UTC ("2026-11-26T23:59:59.123Z")
-  std::string library_version = WARMUP_VERSION_STRING;
+  std::string library_version = WARMUP_VERSION_STRING;  ///< warmup's, `WARMUP_VERSION_STRING`
 };
 
 /// @brief The GPU the report describes (the current device at snapshot time).
+/// \code
+///   const warmup::report r = warmup::snapshot();
+///   if (const auto& d = r.device)
+///     std::cout << d->name << ", compute capability " << d->compute_major << '.' << d->compute_minor << '\n';
+/// \endcode
 struct device_description {
-  int index = 0;
-  std::string name;
+  int index = 0;      ///< the CUDA device number
+  std::string name;   ///< "NVIDIA H100 80GB HBM3"
   std::string uuid;  ///< as nvidia-smi writes it: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+  ///@{
+  /// The compute capability, major and minor (9 and 0 for an H100).
   int compute_major = 0, compute_minor = 0;
-  int multiprocessors = 0;
-  std::uint64_t memory_bytes = 0;
+  ///@}
+  int multiprocessors = 0;         ///< streaming multiprocessors
+  std::uint64_t memory_bytes = 0;  ///< total device memory
   int driver_version = 0;   ///< e.g. 13000 for CUDA 13.0
   int runtime_version = 0;  ///< e.g. 13000
   /// What an event pair with nothing between its events reads on this device, measured once
@@ -266,6 +304,11 @@ struct device_description {
 };
 
 /// @brief The library's own costs, kept apart from every measurement.
+/// \code
+///   const warmup::report r = warmup::snapshot();
+///   const warmup::library_costs& c = r.library;
+///   std::cout << c.event_pairs << " event pairs, " << c.site_bytes << " bytes of sites\n";
+/// \endcode
 struct library_costs {
   std::chrono::nanoseconds nvtx_init{};   ///< NVTX initialisation, paid before main
   std::chrono::nanoseconds event_pools{};  ///< making CUDA events (outside every scope's time)
@@ -284,7 +327,7 @@ struct library_costs {
 struct report {
   bool enabled = enabled_at_compile_time;  ///< false when built with WARMUP_DISABLE
   run_identity identity;  ///< who wrote it
-  std::optional<device_description> device;
+  std::optional<device_description> device;  ///< the GPU; empty: none described
   std::string device_status;  ///< "ok", or why device times are missing
   std::uint64_t device_pending = 0;  ///< device measurements not yet finished by the GPU
   /// "cupti", "off", or why attribution fell back to host signals (CUPTI missing, its slot taken).
@@ -292,15 +335,17 @@ struct report {
   /// "off", "every N us of CPU time in first calls (the tick that ran)" (`WARMUP_CPU_SAMPLING`), or
   /// why not.
   std::string cpu_sampling = "off";
+  ///@{
   /// CUDA_MODULE_LOADING as the driver reads it ("LAZY" unless set), and the JIT cache settings
   /// (CUDA_CACHE_DISABLE, CUDA_CACHE_PATH, CUDA_CACHE_MAXSIZE), for reading first calls.
   std::string module_loading;
   std::string jit_cache;
+  ///@}
   /// The clock host times were read with: "cycle counter (x86 TSC), 2.0950 GHz against
   /// steady_clock over 12.300 s (9 pairs)", or "steady_clock (why)" (`WARMUP_CLOCK=steady`, a
   /// CPU without an invariant counter, a counter that disagreed with steady_clock mid-run).
   std::string host_clock;
-  library_costs library;
+  library_costs library;  ///< the library's own costs
   std::vector<std::string> notices;  ///< the one-time messages the library printed
   std::vector<site_report> sites;  ///< in order of first use
   /// Whether the sites' `first_calls` and `timeline` were recorded: false for a report read

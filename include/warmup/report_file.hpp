@@ -21,15 +21,24 @@
 WARMUP_BEGIN_NAMESPACE
 
 /// @brief The formats a report can be written in.
-enum class report_format { table, json, csv, trace, svg };
+enum class report_format {
+  table,  ///< the table for people (`print`), `.txt`
+  json,   ///< JSON for programs (`to_json`), `.json`
+  csv,    ///< one row a site (`to_csv`), `.csv`
+  trace,  ///< a Chrome trace timeline (`to_trace`), `.trace.json`
+  svg     ///< a picture (`to_svg`), `.svg`
+};
 
 /// @brief One report format: its name (after a colon in a destination), the file extension that
 /// picks it, and its writer.
+/// \code
+///   const std::string json = warmup::info(warmup::report_format::json).write(warmup::snapshot());
+/// \endcode
 struct report_format_info {
-  report_format format;
-  std::string_view name;
-  std::string_view extension;
-  std::string (*write)(const report&);
+  report_format format;         ///< the format
+  std::string_view name;        ///< its name: "json"
+  std::string_view extension;   ///< the file extension that picks it: ".json"
+  std::string (*write)(const report&);  ///< its writer: the whole document, as a file holds it
 };
 
 /// @brief Every report format, the one list that destinations, `format_report` and the tests
@@ -60,9 +69,15 @@ constexpr bool formats_in_order() noexcept {
 static_assert(detail::formats_in_order(), "warmup: report_formats lists every report_format, in order");
 
 /// @brief Where one report goes: a standard stream or a file, and in which format.
+/// \code
+///   std::vector<warmup::report_destination> ds;
+///   if (std::string error; warmup::parse_destinations("stderr,run.json", ds, error))
+///     for (const warmup::report_destination& d : ds)
+///       std::cout << d.target << ": " << warmup::info(d.format).name << '\n';
+/// \endcode
 struct report_destination {
   std::string target;  ///< "stdout", "stderr" or a path
-  report_format format = report_format::table;
+  report_format format = report_format::table;  ///< the format written there
 };
 
 /// @brief Parses a destination list as `WARMUP_REPORT` takes it: `stderr`, `stdout`, or a path

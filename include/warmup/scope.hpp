@@ -155,12 +155,15 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
   }
 
   // Misuses, each refused with a sentence instead of template noise.
+  /// @brief Refused at compile time: a copy or allocation scope takes its byte count before the
+  /// stream (`h2d_scope s{name, bytes, stream}`).
   template <class O = Op, std::enable_if_t<detail::takes_bytes<O>, int> = 0>
   scope(std::string_view, cudaStream_t) noexcept {
     static_assert(!detail::takes_bytes<O>,
                   "warmup: a copy or allocation scope takes its byte count before the stream: "
                   "h2d_scope s{name, bytes, stream}");
   }
+  /// @brief Refused at compile time: only copy and allocation scopes take a byte count.
   template <class Bytes, class O = Op,
             std::enable_if_t<!detail::takes_bytes<O> && detail::is_byte_count<Bytes>, int> = 0>
   scope(std::string_view, Bytes, cudaStream_t) noexcept {

@@ -29,14 +29,18 @@ WARMUP_BEGIN_NAMESPACE
 ///               (long long)(r.p50.count() / 1000));
 /// \endcode
 struct steady_result {
-  steady_stop why = steady_stop::error;
+  steady_stop why = steady_stop::error;  ///< why it stopped: steady, a budget spent, or an error
   std::size_t calls = 0;              ///< calls made, the failing one included
   std::chrono::nanoseconds took{0};   ///< from the first call's start to the last one's end
   std::size_t warmup_calls = 0;       ///< leading calls judged warm-up
   std::chrono::nanoseconds first{0};  ///< the first call (with its synchronisation)
   std::chrono::nanoseconds p50{0};    ///< median of the last window (0 before a window)
-  std::chrono::nanoseconds p50_low{0}, p50_high{0};  ///< its 95% confidence interval
+  ///@{
+  /// The p50's 95% confidence interval, low and high ends.
+  std::chrono::nanoseconds p50_low{0}, p50_high{0};
+  ///@}
   prewarm_status status;              ///< why == error: what failed
+  /// @brief Whether the site settled: `why == steady_stop::steady`.
   bool steady() const noexcept { return why == steady_stop::steady; }
 };
 
