@@ -48,7 +48,7 @@ constexpr std::string_view to_string(verdict v) noexcept {
   }
 }
 
-/// @brief How `compare` decides. The defaults are documented in the README ("Comparing runs").
+/// @brief How `compare` decides. The defaults are documented in docs/ranks-and-runs.md ("compare BASE NEW").
 /// \code
 ///   warmup::compare_options o;
 ///   o.threshold = 0.05;                        // flag changes beyond 5%

@@ -16,7 +16,7 @@ WARMUP_BEGIN_NAMESPACE
 ///
 /// The columns are the JSON site object's fields flattened, each named by its dotted path
 /// (`name`, `op`, `calls`, `host.first`, `host.steady.p50`, `device.steady.p50_low`,
-/// `bytes.steady_gbps`, `device_untimed.captured`, ...; README, "JSON schema"), with
+/// `bytes.steady_gbps`, `device_untimed.captured`, ...; docs/reports.md, "JSON schema"), with
 /// the lists (`notes`) left out. Durations are integer nanoseconds; an empty cell is a figure
 /// that does not exist (no steady state, no device time).
 /// \code

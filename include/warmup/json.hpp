@@ -17,7 +17,7 @@ inline constexpr std::string_view json_schema = "warmup.report/3";
 /// @brief The previous schema, still read (`warmup::read_report`): the same keys without each
 /// site's `first_calls` and `timeline`.
 inline constexpr std::string_view json_schema_previous = "warmup.report/2";
-/// @brief The report as one line of JSON, schema `warmup.report/3` (README, "JSON schema").
+/// @brief The report as one line of JSON, schema `warmup.report/3` (docs/reports.md, "JSON schema").
 ///
 /// Each key is the name of the report field it holds (report.hpp), `first_calls` and
 /// `timeline` included, so that the trace and the picture can be drawn again from the JSON

@@ -95,8 +95,8 @@ inline void print(const merged_report& m, std::ostream& os) {
   for (const std::string& n : m.notices) os << "notice: " << detail::printable(n, 400) << '\n';
 }
 
-/// @brief A merged report as one line of JSON, schema `warmup.merged/1` (README, "Merged
-/// JSON"): `ranks` (who), `notices`, and `sites`, each with its spreads and `per_rank` figures.
+/// @brief A merged report as one line of JSON, schema `warmup.merged/1` (docs/reports.md, "Merged
+/// reports"): `ranks` (who), `notices`, and `sites`, each with its spreads and `per_rank` figures.
 /// Durations are integer nanoseconds; `warmup::read_merged` reads it back.
 /// \code
 ///   std::ofstream("merged.json") << warmup::to_json(merged) << '\n';

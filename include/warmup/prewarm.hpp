@@ -5,7 +5,7 @@
 /// Every step returns a `prewarm_status` (never throws, never aborts: without a GPU it says so),
 /// does its work whether measurement is on or off (`WARMUP_DISABLE`, `WARMUP=off`: prewarm
 /// changes what the program does, measurement does not), and may run on a thread of its own
-/// while the program does its own start-up (see "Prewarm" in the README). Sites, by kind:
+/// while the program does its own start-up (docs/prewarm.md). Sites, by kind:
 /// context "warmup::prewarm_context", region "warmup::prewarm_kernels", alloc
 /// "warmup::prewarm_pool" and "warmup::pinned_buffer".
 /// \code

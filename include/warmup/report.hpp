@@ -22,7 +22,7 @@ WARMUP_BEGIN_NAMESPACE
 /// Percentiles are nearest-rank. They are exact while the steady calls all fall among a site's
 /// first 64 calls; beyond that, later calls are counted in a log-linear histogram and a
 /// percentile is within 1/128 (0.78%) of the true value. `min`, `max` and `mean` are exact;
-/// `stddev` (the sample standard deviation) is computed from exact sums. docs/statistics.md
+/// `stddev` (the sample standard deviation) is computed from exact sums. docs/reading-the-report.md
 /// says how each figure is computed.
 /// \code
 ///   if (s.host.steady && s.host.steady->enough_calls)

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""The README tells the truth: its snippets are the programs a test builds, its ncu line answers
-in seconds, and its build line without CMake builds and runs a program.
+"""The documentation tells the truth: the README's snippet is the program a test builds; the ncu
+line of docs/nvtx.md answers in seconds; the build line without CMake (docs/scopes-and-builds.md)
+builds and runs a program; the JSON schema (docs/reports.md) names every key the library writes;
+docs/environment.md names every variable the code reads, and no other; every relative link
+leads to a file and a heading that exist.
 
-usage: check_readme.py snippets|ncu|headers      (reads README.md beside tests/)
-       check_readme.py ncu_run PROGRAM [LIMIT_S]  (GPU machine: runs the README's ncu line on
+usage: check_readme.py snippets|ncu|headers|environment|links   (reads the files beside tests/)
+       check_readme.py ncu_run PROGRAM [LIMIT_S]  (GPU machine: runs docs/nvtx.md's ncu line on
                                                   PROGRAM, the demo; fails past LIMIT_S, 60)
-       check_readme.py build_line CXX            (compiles examples/steps.cpp with the README's line)
+       check_readme.py build_line CXX            (compiles examples/steps.cpp with the line of
+                                                  docs/scopes-and-builds.md)
        check_readme.py schema PROGRAM            (PROGRAM N json|csv prints a report with every field)
 """
 import csv
@@ -22,12 +26,37 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import warmup_check
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-README = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
 
 
-def block_after(marker):
+def read(path):
+    return open(os.path.join(ROOT, path), encoding="utf-8").read()
+
+
+# Where each checked text lives: a check reads that file, and fails if its text moved away.
+README = read("README.md")
+BUILDS = "docs/scopes-and-builds.md"  # the build line without CMake, the layout of the headers
+NVTX = "docs/nvtx.md"                 # the ncu line
+REPORTS = "docs/reports.md"           # the JSON schemas
+ENVIRONMENT = "docs/environment.md"   # every variable read, in one table
+
+
+def section(path, heading, until=None):
+    """The text of `path` from the line starting with `heading` to the next line starting with
+    `until` (which must follow), or with `heading`'s own level of heading (or the end)."""
+    text = read(path)
+    m = re.search(r"^" + re.escape(heading) + r"[^\n]*$", text, re.M)
+    assert m, f"{path} has no heading {heading!r}"
+    if until is not None:
+        e = re.search(r"^" + re.escape(until), text[m.end():], re.M)
+        assert e, f"{path} has no heading {until!r} after {heading!r}"
+    else:
+        e = re.search(r"^" + heading.split(" ")[0] + r" ", text[m.end():], re.M)
+    return text[m.start():m.end() + e.start() if e else len(text)]
+
+
+def block_after(marker, text=README):
     """The fenced block that follows each line starting with `marker`, with the marker line."""
-    for m in re.finditer(r"^" + re.escape(marker) + r"[^\n]*\n```[a-z]*\n(.*?)```", README, re.S | re.M):
+    for m in re.finditer(r"^" + re.escape(marker) + r"[^\n]*\n```[a-z]*\n(.*?)```", text, re.S | re.M):
         yield m.group(0).split("\n", 1)[0], m.group(1)
 
 
@@ -51,8 +80,8 @@ def snippets():
 
 
 def ncu():
-    lines = [l for l in README.split("\n") if l.lstrip().startswith("ncu ")]
-    assert lines, "README.md shows no ncu line"
+    lines = [l for l in read(NVTX).split("\n") if l.lstrip().startswith("ncu ")]
+    assert lines, f"{NVTX} shows no ncu line"
     for l in lines:
         assert "--metrics" in l or "--section" in l or "--launch-count" in l or " -c " in l, (
             f"this ncu line runs every default section (about 10 replays a kernel): {l}")
@@ -60,13 +89,13 @@ def ncu():
 
 
 def ncu_commands():
-    """The README's ncu commands, whole: continuation lines joined, comments left out."""
-    text = re.sub(r"\\\n\s*", " ", README)
+    """The ncu commands of docs/nvtx.md, whole: continuation lines joined, comments left out."""
+    text = re.sub(r"\\\n\s*", " ", read(NVTX))
     return [l.split("#")[0].strip() for l in text.split("\n") if l.lstrip().startswith("ncu ")]
 
 
 def ncu_run(program, limit_s="60"):
-    """The README's ncu line, as it stands, run on the demo (`program` stands for its path): it
+    """The ncu line of docs/nvtx.md, as it stands, run on the demo (`program` stands for its path): it
     must answer in seconds (within `limit_s`, killed with everything it started past that), exit
     0, and have profiled kernels (a filter that matched none would answer at once)."""
     limit = float(limit_s)
@@ -92,7 +121,7 @@ def ncu_run(program, limit_s="60"):
 
 
 def build_line(cxx):
-    (_, body), = list(block_after("<!-- build-line"))
+    (_, body), = list(block_after("<!-- build-line", read(BUILDS)))
     command = body.replace("\\\n", " ").split("\n")[0].split("#")[0]
     words = shlex.split(command)
     assert words[0] == "g++", words
@@ -104,7 +133,7 @@ def build_line(cxx):
         warmup_check.run_ok(words)
         r = warmup_check.run_ok([exe], timeout=120)
         assert '"schema":"warmup.report/3"' in r.stdout, r.stdout
-    return f"the README's g++ line built and ran examples/steps.cpp: {' '.join(words[:3])} ..."
+    return f"the g++ line of {BUILDS} built and ran examples/steps.cpp: {' '.join(words[:3])} ..."
 
 
 def key_paths(value, prefix=""):
@@ -119,13 +148,14 @@ def key_paths(value, prefix=""):
 
 
 def schema(program):
-    """Every key the library writes is in the README's schema, and the CSV's columns are the JSON
-    site fields' dotted paths (lists left out), in order."""
+    """Every key the library writes is in the report's schema (docs/reports.md, warmup.report/3
+    alone: the merged and compare schemas after it do not count), and the CSV's columns are the
+    JSON site fields' dotted paths (lists left out), in order."""
     doc = json.loads(warmup_check.run_ok([program, "4", "json"]).stdout)
-    block = README[README.index("## JSON schema"):README.index("## Layout")]
+    block = section(REPORTS, "## JSON schema `warmup.report/3`", "### Merged reports")
     documented = set(re.findall(r'"([a-z0-9_]+)"', block))
     missing = sorted({p.rsplit(".", 1)[-1] for p in key_paths(doc)} - documented)
-    assert not missing, f"README's JSON schema omits {missing}"
+    assert not missing, f"{REPORTS}'s JSON schema omits {missing}"
     assert doc["schema"] in block, doc["schema"]
 
     def leaves(value, prefix=""):
@@ -137,16 +167,16 @@ def schema(program):
     site = next(s for s in doc["sites"] if s["device"] and s["bytes"] and s["host"]["steady"])
     header = next(csv.reader(io.StringIO(warmup_check.run_ok([program, "4", "csv"]).stdout)))
     assert header == list(leaves(site)), f"CSV header {header}\nJSON site fields {list(leaves(site))}"
-    return f"{len(documented)} keys in the README's schema cover the report's; {len(header)} CSV columns are its site fields"
+    return f"{len(documented)} keys in {REPORTS}'s schema cover the report's; {len(header)} CSV columns are its site fields"
 
 
 def headers():
-    """Every public header is named in profile.hpp's list and in the README's layout."""
+    """Every public header is named in profile.hpp's list and in the layout (docs/scopes-and-builds.md)."""
     include = os.path.join(ROOT, "include", "warmup")
     names = sorted(n for n in os.listdir(include) if n.endswith(".hpp") and n != "profile.hpp")
     umbrella = open(os.path.join(include, "profile.hpp"), encoding="utf-8").read()
-    layout = README[README.index("## Layout"):]
-    for where, text in (("profile.hpp", umbrella.split("#pragma once")[0]), ("README's Layout", layout)):
+    layout = section(BUILDS, "## Layout")
+    for where, text in (("profile.hpp", umbrella.split("#pragma once")[0]), (f"{BUILDS}'s Layout", layout)):
         missing = [n for n in names if n not in text]
         assert not missing, f"{where} does not name {missing}"
     # Headers of an optional target (cublas.hpp: warmup::cublas, mpi.hpp: warmup::mpi) are named,
@@ -158,7 +188,116 @@ def headers():
     assert not missing, f"profile.hpp does not include {missing}"
     included = [n for n in optional if f'#include "warmup/{n}"' in umbrella]
     assert not included, f"profile.hpp includes the optional {included}"
-    return f"{len(names)} public headers, each named in profile.hpp and the README"
+    return f"{len(names)} public headers, each named in profile.hpp and {BUILDS}'s Layout"
+
+
+def variables_read():
+    """Every environment variable the headers and tools read, with where: std::getenv and the
+    readers the headers pass it to (`get`, `on_off`, the launchers' table of rank variables,
+    settings.hpp's list of known WARMUP_* names); in the tools, a shell expansion or Python's
+    os.environ / os.getenv. Comments are left out: a name mentioned is not a name read."""
+    found = {}
+
+    def files(top):
+        for folder, _, names in os.walk(os.path.join(ROOT, top)):
+            for n in sorted(names):
+                yield os.path.join(folder, n)
+
+    cpp_reads = [r'\bgetenv\(\s*"([A-Z][A-Z0-9_]*)"', r'\b(?:get|on_off)\(\s*"(WARMUP_[A-Z0-9_]+)"',
+                 r'\{\s*"(WARMUP_[A-Z0-9_]+)"\s*,']
+    for path in files("include"):
+        if not path.endswith((".hpp", ".h", ".cpp")):
+            continue
+        text = re.sub(r"//[^\n]*", "", open(path, encoding="utf-8").read())
+        for pattern in cpp_reads:
+            for name in re.findall(pattern, text):
+                found.setdefault(name, os.path.relpath(path, ROOT))
+        # The launchers' rank variables: rows of {"launcher", "RANK", "LOCAL_RANK", "SIZE"}.
+        for row in re.findall(r'\{\s*"[^"]+",\s*"([A-Z_]+)",\s*"([A-Z_]+)",\s*"([A-Z_]+)"\s*\}', text):
+            for name in row:
+                found.setdefault(name, os.path.relpath(path, ROOT))
+    for path in files("tools"):
+        try:
+            text = open(path, encoding="utf-8").read()
+        except UnicodeDecodeError:
+            continue
+        if path.endswith((".cpp", ".hpp")):
+            text = re.sub(r"//[^\n]*", "", text)
+            names = re.findall(r'\bgetenv\(\s*"([A-Z][A-Z0-9_]*)"', text)
+        else:
+            text = re.sub(r"(?m)^\s*#[^\n]*", "", text)
+            names = re.findall(r"\$\{?(WARMUP_[A-Z0-9_]+)", text)
+            names += re.findall(r'os\.(?:environ\.get\(|environ\[|getenv\()\s*"([A-Z][A-Z0-9_]*)"', text)
+        for name in names:
+            found.setdefault(name, os.path.relpath(path, ROOT))
+    return found
+
+
+def environment():
+    """docs/environment.md's table names every variable the code reads, and only those."""
+    text = read(ENVIRONMENT)
+    rows = [l for l in text.split("\n") if l.startswith("| `")]
+    assert rows, f"{ENVIRONMENT} has no table of variables"
+    documented = {}
+    for row in rows:
+        first = row.split("|")[1]
+        for name in re.findall(r"`([A-Z][A-Z0-9_]*)`", first):
+            assert name not in documented, f"{ENVIRONMENT} lists {name} twice"
+            documented[name] = row
+    read_by_code = variables_read()
+    assert any(n.startswith("WARMUP_") for n in read_by_code), "found no WARMUP_* variable read: the search is broken"
+    missing = sorted(f"{n} (read in {read_by_code[n]})" for n in read_by_code if n not in documented)
+    assert not missing, f"{ENVIRONMENT} does not list {missing}"
+    unread = sorted(n for n in documented if n not in read_by_code)
+    assert not unread, f"{ENVIRONMENT} lists {unread}, which neither the headers nor the tools read"
+    warmup = sorted(n for n in documented if n.startswith("WARMUP_"))
+    return f"{len(documented)} variables in {ENVIRONMENT}, each read by the code ({', '.join(warmup)}, ...), none missing"
+
+
+def slug(heading):
+    """GitHub's anchor for a heading: lower case, punctuation but '-' and spaces dropped, spaces
+    to '-'. Markdown's code and emphasis marks are punctuation too."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(text):
+    """The anchors of a markdown file's headings (outside fenced blocks), with GitHub's -1, -2
+    for repeats."""
+    seen, out, fence = {}, set(), False
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        m = None if fence else re.match(r"^#{1,6} +(.*?) *#*$", line)
+        if m:
+            a = slug(m.group(1))
+            out.add(a if a not in seen else f"{a}-{seen[a]}")
+            seen[a] = seen.get(a, 0) + 1
+    return out
+
+
+def links():
+    """Every relative link of README.md, BENCHMARKS.md and docs/*.md leads to a file that exists,
+    and its #anchor, if any, to a heading of that file."""
+    pages = ["README.md", "BENCHMARKS.md"] + sorted(
+        os.path.join("docs", n) for n in os.listdir(os.path.join(ROOT, "docs")) if n.endswith(".md"))
+    count, bad = 0, []
+    for page in pages:
+        text = read(page)
+        prose = re.sub(r"(?ms)^```.*?^```", "", text)        # code blocks hold no links
+        prose = re.sub(r"`[^`\n]*`", "", prose)               # nor does inline code
+        for target in re.findall(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)", prose):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target):    # http:, https:, mailto:
+                continue
+            count += 1
+            path, _, anchor = target.partition("#")
+            file = os.path.normpath(os.path.join(os.path.dirname(page), path)) if path else page
+            if not os.path.exists(os.path.join(ROOT, file)):
+                bad.append(f"{page}: ({target}): no file {file}")
+            elif anchor and file.endswith(".md") and anchor not in anchors(read(file)):
+                bad.append(f"{page}: ({target}): no heading of {file} has the anchor #{anchor}")
+    assert not bad, "broken links:\n" + "\n".join(bad)
+    assert count > 0, "no relative link found: the search is broken"
+    return f"{count} relative links in {len(pages)} pages, each to a file and heading that exist"
 
 
 if __name__ == "__main__":

@@ -65,7 +65,7 @@ print(f"context {init['host']['first'] / 1e6:.1f} ms; forward first {host['first
       f"first sgemm host {gemm['host']['first'] / 1e6:.2f} ms vs {gemm['host']['steady']['p50'] / 1e3:.1f} us")
 
 # The library's warm-up and first-call excess against the same rule applied to a plain clock's
-# timing of the same 100 forward calls (docs/statistics.md: the band, then Conway's rule).
+# timing of the same 100 forward calls (docs/reading-the-report.md: the band, then Conway's rule).
 def warmup_of(calls):
     rest = sorted(calls[1:])
     median = rest[(len(rest) + 1) // 2 - 1]

@@ -4,7 +4,7 @@ inferred three ways (prewarm overlapped on a thread, after the read, none), each
 
 Checks that the three answers agree, that each report holds what its mode did (the prewarm
 steps, or their absence), and that prewarming on a thread while the weights load gives the first
-result sooner than no prewarm. Prints the three times side by side (the README's figures).
+result sooner than no prewarm. Prints the three times side by side (docs/prewarm.md's figures).
 Exits 77 on a host without a GPU (asked before any weights are written); where the host has one
 (nvidia-smi -L, /dev/nvidiaN), a program that cannot use it has failed.
 usage: check_time_to_first_result.py PROGRAM [MIB]

@@ -1,5 +1,5 @@
 // Memory: what one site holds, what grows it (a new power of two of durations, nothing else),
-// and what one device measurement in flight holds. README's "What it costs" states these bounds.
+// and what one device measurement in flight holds. docs/behaviour.md's "What it costs" states these bounds.
 #include "catch.hpp"
 
 #include <thread>

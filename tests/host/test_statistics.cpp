@@ -326,7 +326,7 @@ TEST_CASE("calls recorded from several threads at once: the owner's lane and the
   CHECK(d.lost == 0);
 }
 
-TEST_CASE("the worked example of docs/statistics.md") {
+TEST_CASE("the worked example of docs/reading-the-report.md") {
   const std::vector<std::uint64_t> v = {30000, 20000, 10000, 5000, 2000, 1000, 1020, 980,  1050, 990, 1010, 970,
                                         1000,  1030,  960,   1000, 1040, 990,  1010, 1000, 995,  1005, 2500, 1000};
   std::vector<bool> idle(v.size(), false);

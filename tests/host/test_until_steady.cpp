@@ -239,7 +239,7 @@ TEST_CASE("the rule is judged after every call at first, then sparsely: a long l
   for (std::size_t n = 513; n <= 1'000'000; ++n) judged += warmup::detail::judged_after(n);
   CHECK(judged == 1210);  // 512, 63 to 1024, 64 a doubling to 2^19, 59 from there to 10^6
   for (std::size_t n = 1'000'001; n <= std::size_t{1} << 20; ++n) judged += warmup::detail::judged_after(n);
-  CHECK(judged == 1216);  // as docs/statistics.md counts them
+  CHECK(judged == 1216);  // as docs/reading-the-report.md counts them
   // A series that settles late still stops within 1.6% of the call where it settled.
   std::vector<std::uint64_t> v(2000, 5'000'000);
   for (std::size_t i = 0; i < 1000; ++i) v[i] = 5'000'000 + (i % 2) * 2'000'000;  // unsettled for 1000 calls

@@ -21,8 +21,8 @@ import warmup_check
 
 NO_CATCH2 = "-DCMAKE_DISABLE_FIND_PACKAGE_Catch2=ON"
 # The Catch2 tests (stand-ins where Catch2 is missing), and tests that need no Catch2: a small
-# program built here (WARMUP_DISABLE's usage, about 2 s to compile), and a script (the README's
-# header list).
+# program built here (WARMUP_DISABLE's usage, about 2 s to compile), and a script (the header list of
+# docs/scopes-and-builds.md).
 CATCH2_TESTS = ("host", "host_steady_clock", "cpu_sampling", "long_runs", "nvtx", "no_gpu", "no_gpu_hidden")
 BUILT = {"packaging.disable.usage": "warmup_disabled_usage"}  # test: the target it runs
 NO_BUILD = ("docs.readme_headers",)

@@ -1,6 +1,6 @@
 /// @file
 /// @brief From a series' raw data to warm-up, steady state, cold recurrences and confidence.
-/// docs/statistics.md says what each figure means and how it is computed, with an example.
+/// docs/reading-the-report.md says what each figure means and how it is computed, with an example.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
