@@ -24,7 +24,7 @@
 /// - scope.hpp: scopes, their aliases, `WARMUP_SCOPE`, `warmup::timed`;
 /// - settings.hpp: every run-time setting, one to one with the `WARMUP_*` variables;
 /// - cold.hpp: `expect_cold()`;
-/// - report.hpp: the report's types; snapshot.hpp: `snapshot()`;
+/// - report.hpp: the report's types, cause.hpp: the causes it names; snapshot.hpp: `snapshot()`;
 /// - print.hpp (table), json.hpp (JSON), csv.hpp (CSV), trace.hpp (Chrome trace), svg.hpp
 ///   (picture): the writers, pure functions of a report;
 /// - report_file.hpp: `report_formats`, `write_report`, `WARMUP_REPORT` destinations;
@@ -44,6 +44,7 @@
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
+#include "warmup/cause.hpp"
 #include "warmup/cold.hpp"
 #include "warmup/config.hpp"
 #include "warmup/csv.hpp"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/causes.hpp"
+#include "warmup/cause.hpp"
 #include "warmup/op.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -72,7 +72,7 @@ struct cause_time {
 ///     std::cout << warmup::describe(p.what) << " at +" << p.at.count() << " ns\n";
 /// \endcode
 struct cause_span {
-  cause what = cause::module_load;
+  cause what = cause::module_load;  ///< the cause whose records own the stretch
   std::chrono::nanoseconds at{};    ///< from the call's start
   std::chrono::nanoseconds time{};  ///< its length
 };

@@ -23,9 +23,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 # What the reference must list: the names a program uses first, as it writes them.
 COMPOUNDS = ["warmup", "warmup::scope", "warmup::report", "warmup::site_report", "warmup::steady_state",
-             "warmup::op", "warmup::merged_report", "warmup::comparison", "warmup::pinned_buffer"]
+             "warmup::op", "warmup::merged_report", "warmup::comparison", "warmup::pinned_buffer",
+             "warmup::cause_span"]
 MEMBERS = ["warmup::snapshot", "warmup::region_scope", "warmup::launch_scope", "warmup::print",
            "warmup::to_json", "warmup::timed", "warmup::expect_cold", "warmup::warmup_until_steady",
+           "warmup::cause", "warmup::describe",
            "WARMUP_SCOPE", "WARMUP_FUNC_SCOPE", "WARMUP_VERSION_STRING"]
 
 

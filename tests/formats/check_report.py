@@ -17,6 +17,7 @@ import decimal
 import io
 import json
 import os
+import re
 import sys
 import xml.etree.ElementTree as ET
 
@@ -126,7 +127,7 @@ def check_svg_bars(program):
         whys = [w for w in (site["host"]["first_call_causes"], site["host"]["cold_causes"])
                 if w is not None and w["excess"] > 0 and w["causes"]]
         texts = ["".join(t.itertext()) for t in g.iter(svg + "text")]
-        heads = [t for t in texts if " over p50:" in t]
+        heads = [t for t in texts if re.search(r"(over p50|no steady p50):", t)]
         assert len(heads) == len(whys), (heads, len(whys))
         for why in whys:
             n = len(why["causes"]) + (why["unattributed"] > 0)

@@ -1,5 +1,5 @@
 /// @file
-/// @brief Why a call was slow: the named causes, and the records that name them.
+/// @brief The records that name why a call was slow (the causes themselves: warmup/cause.hpp).
 ///
 /// A cause record is an interval of time on one thread spent on one cause (a module load, a JIT
 /// compilation, an allocation...), from CUPTI (detail/analysis/cupti.hpp) or from the library's own host
@@ -7,73 +7,12 @@
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
-#include <cstddef>
 #include <cstdint>
-#include <iterator>
-#include <string_view>
 
+#include "warmup/cause.hpp"
 #include "warmup/config.hpp"
 
 WARMUP_BEGIN_NAMESPACE
-
-/// @brief What a slow first call (or a call cold again) spent its time on.
-enum class cause : std::uint8_t {
-  context_init,      ///< driver initialisation and primary context creation
-  module_load,       ///< module and library loads (cuModuleLoad*, cuLibraryLoad*, runtime-triggered)
-  lazy_kernel_load,  ///< a kernel (function) loaded at its first launch (CUDA_MODULE_LOADING=LAZY)
-  jit_compile,       ///< PTX compiled by the driver
-  jit_cache_load,    ///< a JIT result loaded from the compute cache
-  device_alloc,      ///< device memory allocated (cudaMalloc, cuMemAlloc)
-  pinned_alloc,      ///< pinned host memory allocated or registered (cudaMallocHost, cudaHostRegister)
-  pool_growth,       ///< a stream-ordered pool reserving more device memory
-  sync_wait,         ///< blocked in a synchronising call (stream, event, device, context)
-  library_load,      ///< shared libraries loaded by the process during the call (dlopen)
-  host_code,         ///< CPU time in one shared object, from samples (`cause_time::where` names it)
-  waiting,           ///< off the CPU where no record says why: disk reads (major page faults), locks,
-                     ///< preemption; `cause_time::count` holds the major page faults meanwhile
-};
-
-/// @brief Number of causes.
-inline constexpr std::size_t cause_count = 12;
-
-namespace detail {
-/// A cause's names: each entry says its cause, so a table out of the enum's order fails to compile.
-struct cause_names {
-  cause what;
-  std::string_view id;     ///< JSON and CSV
-  std::string_view words;  ///< the table
-};
-inline constexpr cause_names cause_table[] = {
-    {cause::context_init, "context_init", "context init"},
-    {cause::module_load, "module_load", "module loads"},
-    {cause::lazy_kernel_load, "lazy_kernel_load", "lazy kernel loads"},
-    {cause::jit_compile, "jit_compile", "JIT compilation"},
-    {cause::jit_cache_load, "jit_cache_load", "JIT cache loads"},
-    {cause::device_alloc, "device_alloc", "device alloc"},
-    {cause::pinned_alloc, "pinned_alloc", "pinned alloc"},
-    {cause::pool_growth, "pool_growth", "pool growth"},
-    {cause::sync_wait, "sync_wait", "sync wait"},
-    {cause::library_load, "library_load", "shared library loads"},
-    {cause::host_code, "host_code", "host code"},
-    {cause::waiting, "waiting", "waiting off the CPU"},
-};
-constexpr bool in_cause_order() noexcept {
-  if (std::size(cause_table) != cause_count) return false;
-  for (std::size_t i = 0; i < cause_count; ++i)
-    if (static_cast<std::size_t>(cause_table[i].what) != i) return false;
-  return true;
-}
-static_assert(in_cause_order(), "warmup: cause_table must list every cause, in order");
-}  // namespace detail
-
-/// @brief The name of a cause as written in JSON and CSV: "module_load", "jit_compile", ...
-constexpr std::string_view to_string(cause c) noexcept { return detail::cause_table[static_cast<std::size_t>(c)].id; }
-
-/// @brief The words the table uses for a cause: "module loads", "JIT compilation", ...
-constexpr std::string_view describe(cause c) noexcept {
-  return detail::cause_table[static_cast<std::size_t>(c)].words;
-}
-
 namespace detail {
 
 /// One interval spent on one cause. Times are steady-clock nanoseconds (the library's clock,

@@ -81,10 +81,11 @@ inline std::vector<std::pair<const attribution*, std::string>> bars_of(const sit
 /// A bar of the excess split by cause, largest first, each part's share of the excess written on
 /// it where it fits, and above the bar the leading causes in words. Where the named causes exceed
 /// the excess the bar is their sum, and says so; what no cause explains is the grey part.
-inline void svg_cause_bar(std::string& o, const attribution& a, const std::string& who, double y) {
+inline void svg_cause_bar(std::string& o, const attribution& a, const std::string& who, bool has_steady, double y) {
   const double x0 = 10, w = panel_w - 20;
   const double whole = double(std::max(a.excess, a.named).count());
-  std::string words = who + " " + format_duration(a.excess) + " over p50:";
+  // Without a steady p50 (a site called once) the excess is the whole call.
+  std::string words = who + " " + format_duration(a.excess) + (has_steady ? " over p50:" : ", no steady p50:");
   // The panel's width holds some 80 characters of 10-pixel sans-serif: the causes named in words
   // stop at the first that does not fit (the bar and its tooltips carry them all).
   constexpr std::size_t words_fit = 74;
@@ -139,7 +140,7 @@ inline void svg_panel(std::string& o, const report& whole, const site_report& s,
   o += "<rect x=\"0.5\" y=\"0.5\" width=\"" + fmt("%.0f", panel_w - 1) + "\" height=\"" + fmt("%.0f", height - 1) +
        "\" rx=\"6\" fill=\"#ffffff\" stroke=\"#d0d4dc\"/>\n";
   double bar_y = panel_h - 2;
-  for (const auto& [a, who] : bars_of(s)) svg_cause_bar(o, *a, who, bar_y), bar_y += bar_row_h;
+  for (const auto& [a, who] : bars_of(s)) svg_cause_bar(o, *a, who, s.host.steady.has_value(), bar_y), bar_y += bar_row_h;
   o += "<text x=\"10\" y=\"18\" font-size=\"13\" font-weight=\"bold\" fill=\"#1f2430\">" + xml_text(s.name, 44) +
        "</text>\n";
   std::string sub = std::string(to_string(s.op)) + " \xC2\xB7 " + std::to_string(s.calls) + " calls \xC2\xB7 first " +
