@@ -135,7 +135,12 @@ def check_svg_bars(program):
             assert len(mine) == n, (len(mine), n)
             whole = max(why["excess"], why["named"])
             widths = [float(r.get("width")) for r in mine]
-            total = sum(widths)
+            # The bar's full width (its background) stands for the excess, or the named time where larger.
+            at = lambda r: (round(float(r.get("x")), 1), round(float(r.get("y")), 1))
+            (track,) = [r for r in g.iter(svg + "rect") if r.get("fill") == "#f0f1f4" and at(r) == at(mine[0])]
+            total = float(track.get("width"))
+            # Causes and the grey remainder fill it: the excess, or the causes alone where they exceed it.
+            assert abs(sum(widths) - total) < 0.05, (widths, total)
             for c, w in zip(why["causes"], widths):
                 assert abs(w / total - c["time"] / whole) < 1e-3, (w, total, c, whole)
             assert widths[:len(why["causes"])] == sorted(widths[:len(why["causes"])], reverse=True), widths

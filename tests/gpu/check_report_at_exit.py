@@ -4,10 +4,11 @@ reads each one back: the CSV has its header and a row per site, `forward` among 
 has `forward` calls in its traceEvents; the SVG is XML that names every site. Exits 77 (skipped)
 on a host without a GPU (where it has one, an example that found none has failed).
 
-With `attribution`, the demo runs with WARMUP_ATTRIBUTION=1 and the pictures must show why: the
-SVG draws a cause bar under the sites whose first call has named causes (forward among them), and
-the trace nests each first call's cause slices inside it, on its track. Where CHECK_KEEP_DIR is
-set (.ci/gpu-run), that run's three files are kept there: docs/first_inference.svg is its picture.
+With `attribution`, the demo runs with WARMUP_ATTRIBUTION=1 (and CPU sampling on) and the
+pictures must show why: the SVG draws a cause bar under the sites whose first call has named
+causes (forward among them), and the trace nests each first call's cause slices inside it, on its
+track. Where CHECK_KEEP_DIR is set (.ci/gpu-run), that run's three files are kept there:
+docs/first_inference.svg is its picture.
 
 usage: check_report_at_exit.py PROGRAM [attribution]
 """
@@ -86,8 +87,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         paths = {kind: os.path.join(tmp, "first_inference." + kind) for kind in ("svg", "trace.json", "csv")}
         env = {"WARMUP_REPORT": ",".join(paths.values())}
-        if attribution:
-            env["WARMUP_ATTRIBUTION"] = "1"
+        if attribution:  # and CPU sampling, which names the CPU time no record covers
+            env.update(WARMUP_ATTRIBUTION="1", WARMUP_CPU_SAMPLING="on")
         run = warmup_check.run([program], env=env, echo=True)
         warmup_check.skip_without_gpu(run)
         warmup_check.expect_exit(run)

@@ -80,15 +80,17 @@ inline std::vector<std::pair<const attribution*, std::string>> bars_of(const sit
 
 /// A bar of the excess split by cause, largest first, each part's share of the excess written on
 /// it where it fits, and above the bar the leading causes in words. Where the named causes exceed
-/// the excess the bar is their sum, and says so; what no cause explains is the grey part.
+/// the excess the bar is their sum, and says by how much; what no cause explains is the grey part.
 inline void svg_cause_bar(std::string& o, const attribution& a, const std::string& who, bool has_steady, double y) {
   const double x0 = 10, w = panel_w - 20;
   const double whole = double(std::max(a.excess, a.named).count());
   // Without a steady p50 (a site called once) the excess is the whole call.
   std::string words = who + " " + format_duration(a.excess) + (has_steady ? " over p50:" : ", no steady p50:");
-  // The panel's width holds some 80 characters of 10-pixel sans-serif: the causes named in words
-  // stop at the first that does not fit (the bar and its tooltips carry them all).
-  constexpr std::size_t words_fit = 74;
+  const std::string over = a.unattributed.count() < 0 ? " (causes exceed it by " + format_duration(-a.unattributed) + ")" : "";
+  // The panel's width holds some 80 characters of 10-pixel sans-serif (4.5 pixels each, as
+  // Chromium draws them): the causes named in words stop at the first that does not fit (the bar
+  // and its tooltips carry them all).
+  constexpr std::size_t words_fit = 82;
   std::size_t listed = 0;
   bool words_full = false;
   double x = x0;
@@ -99,22 +101,28 @@ inline void svg_cause_bar(std::string& o, const attribution& a, const std::strin
     parts += "<rect x=\"" + fmt("%.2f", x) + "\" y=\"" + fmt("%.1f", y + 16) + "\" width=\"" + fmt("%.2f", pw) +
              "\" height=\"" + fmt("%.0f", bar_h) + "\" fill=\"" + fill + "\"><title>" + xml_text(name + " " + pct, 200) +
              "</title></rect>\n";
+    // The share where it fits; the grey part says what it is, as no cause's words above name it.
+    const std::string label = pw >= 110 && name == "unattributed" ? pct + " unattributed" : pct;
     if (pw >= 30)
       parts += "<text x=\"" + fmt("%.1f", x + pw / 2) + "\" y=\"" + fmt("%.1f", y + 25.5) +
-               "\" font-size=\"9\" fill=\"#1f2430\" text-anchor=\"middle\">" + xml_text(pct, 16) + "</text>\n";
+               "\" font-size=\"9\" fill=\"#1f2430\" text-anchor=\"middle\">" + xml_text(label, 32) + "</text>\n";
     x += pw;
   };
+  // Host code comes a part per shared object: shades of its colour in turn tell neighbours apart.
+  static const char* const host_shades[] = {"#e7ba52", "#f3dc9c", "#c99a2e"};
+  std::size_t host_parts = 0;
   for (const cause_time& c : a.causes) {
-    const std::string name = c.what == cause::host_code ? "host code " + printable(c.where, 24) : std::string(describe(c.what));
+    const bool host = c.what == cause::host_code;
+    const std::string name = host ? "host code " + printable(c.where, 24) : std::string(describe(c.what));
     const std::string pct = share(c.time, a.excess);
-    part(double(c.time.count()), cause_colour(c.what), name, pct);
+    part(double(c.time.count()), host ? host_shades[host_parts++ % 3] : cause_colour(c.what), name, pct);
     const std::string more = (listed == 0 ? " " : ", ") + pct + " " + name;
-    if (!words_full && words.size() + more.size() <= words_fit) words += more, ++listed;
+    if (!words_full && words.size() + more.size() + over.size() <= words_fit) words += more, ++listed;
     else words_full = true;
   }
   if (a.unattributed.count() > 0) part(double(a.unattributed.count()), "#d9dce1", "unattributed", share(a.unattributed, a.excess));
   if (listed < a.causes.size()) words += listed == 0 ? " ..." : ", ...";
-  if (a.unattributed.count() < 0) words += " (named causes exceed it)";
+  words += over;
   o += "<text x=\"" + fmt("%.0f", x0) + "\" y=\"" + fmt("%.1f", y + 11) + "\" font-size=\"10\" fill=\"#1f2430\">" +
        xml_text(words, 160) + "</text>\n";
   o += "<rect x=\"" + fmt("%.0f", x0) + "\" y=\"" + fmt("%.1f", y + 16) + "\" width=\"" + fmt("%.0f", w) + "\" height=\"" +
@@ -139,8 +147,6 @@ inline void svg_panel(std::string& o, const report& whole, const site_report& s,
   o += "<g transform=\"translate(" + fmt("%.0f", ox) + "," + fmt("%.0f", oy) + ")\">\n";
   o += "<rect x=\"0.5\" y=\"0.5\" width=\"" + fmt("%.0f", panel_w - 1) + "\" height=\"" + fmt("%.0f", height - 1) +
        "\" rx=\"6\" fill=\"#ffffff\" stroke=\"#d0d4dc\"/>\n";
-  double bar_y = panel_h - 2;
-  for (const auto& [a, who] : bars_of(s)) svg_cause_bar(o, *a, who, s.host.steady.has_value(), bar_y), bar_y += bar_row_h;
   o += "<text x=\"10\" y=\"18\" font-size=\"13\" font-weight=\"bold\" fill=\"#1f2430\">" + xml_text(s.name, 44) +
        "</text>\n";
   std::string sub = std::string(to_string(s.op)) + " \xC2\xB7 " + std::to_string(s.calls) + " calls \xC2\xB7 first " +
@@ -148,6 +154,8 @@ inline void svg_panel(std::string& o, const report& whole, const site_report& s,
   if (s.host.steady) sub += " \xC2\xB7 p50 " + format_duration(s.host.steady->p50);
   if (s.host.warmup_calls != 0) sub += " \xC2\xB7 warm-up " + std::to_string(s.host.warmup_calls);
   o += "<text x=\"10\" y=\"34\" font-size=\"11\" fill=\"#5a6270\">" + xml_text(sub, 120) + "</text>\n";
+  double bar_y = panel_h - 2;
+  for (const auto& [a, who] : bars_of(s)) svg_cause_bar(o, *a, who, s.host.steady.has_value(), bar_y), bar_y += bar_row_h;
   if (pts.empty()) {
     o += "<text x=\"" + fmt("%.0f", panel_w / 2) + "\" y=\"" + fmt("%.0f", panel_h / 2 + 10) +
          "\" font-size=\"11\" fill=\"#5a6270\" text-anchor=\"middle\">" + no_points_text(whole, s) + "</text>\n</g>\n";
