@@ -87,6 +87,58 @@ TEST_CASE("JSON strings are escaped and repaired") {
   CHECK(j.find(R"("name":"q\"b\\n\nc\u0001)" "\xEF\xBF\xBD" "\"") != std::string::npos);
 }
 
+TEST_CASE("the pictures of a report read back with hostile causes: extreme values drawn without overflow") {
+  using ns = std::chrono::nanoseconds;
+  warmup::report r;
+  r.call_times_recorded = true;
+  warmup::site_report s;
+  s.name = "hostile";
+  s.calls = s.host.calls = 1;
+  s.host.first = ns{1000};
+  warmup::attribution why;
+  why.calls = 1;
+  why.call = ns::max();
+  why.excess = ns::max();
+  why.named = ns::max();
+  why.unattributed = ns::min();  // negating it would overflow
+  why.causes = {{warmup::cause::module_load, ns::max(), 1, {}}, {warmup::cause::device_alloc, ns::min(), 1, {}},
+                {warmup::cause::host_code, ns{-5}, 2, std::string("a\"b\x01", 4)}};
+  for (int i = 0; i < 4; ++i)  // past the table's first five, the rest are summed: no overflow either
+    why.causes.push_back({warmup::cause::jit_compile, ns::max(), 1, {}});
+  why.spans = {{warmup::cause::module_load, ns{-10}, ns{100}},      // before the call: never written so
+               {warmup::cause::jit_compile, ns{100}, ns::max()},    // past its end: cut at the end
+               {warmup::cause::device_alloc, ns::max(), ns::max()},  // after it
+               {warmup::cause::sync_wait, ns{200}, ns::min()}};
+  s.host.first_call_causes = why;
+  warmup::call_record first;
+  first.host_start = ns{5000};
+  first.host = ns{1000};
+  s.timeline = {first};
+  warmup::call_record late = first;  // a call whose end overflows has no inside to place causes in
+  late.index = 1;
+  late.host_start = ns::max() - ns{10};
+  r.sites = {s};
+  const std::string trace = warmup::to_trace(r);
+  // The one stretch inside the call: the JIT from +100 ns, cut at the call's end (+1000 ns).
+  CHECK(trace.find(R"("name":"JIT compilation","cat":"cause","ph":"X","pid":1,"tid":1,"ts":5.100,"dur":0.900)") !=
+        std::string::npos);
+  CHECK(trace.find("\"cat\":\"cause\"") == trace.rfind("\"cat\":\"cause\""));  // one slice, not four
+  CHECK(trace.find("\"object\":\"a\\\"b\\u0001\"") != std::string::npos);  // an object's name is a value, escaped
+  s.host.steady = warmup::steady_state{};
+  s.timeline = {late};
+  s.host.first_call_causes->spans.push_back({warmup::cause::module_load, ns{0}, ns{1}});
+  r.sites = {s};
+  CHECK(warmup::to_trace(r).find("\"cat\":\"cause\"") == std::string::npos);
+  const std::string svg = warmup::to_svg(r);
+  CHECK(svg.find("over p50:") != std::string::npos);
+  CHECK(svg.find("(causes exceed it by 9223372036.85 s)") != std::string::npos);  // the largest, no sign
+  CHECK(svg.find("nan") == std::string::npos);
+  CHECK(svg.find("inf") == std::string::npos);
+  std::ostringstream table;
+  warmup::print(r, table);
+  CHECK(table.str().find("the named causes exceed the excess by") != std::string::npos);
+}
+
 TEST_CASE("a live snapshot reports a host-only site with device null") {
   for (int i = 0; i < 3; ++i) { warmup::region_scope s{"report.live"}; }
   const warmup::report r = warmup::snapshot();

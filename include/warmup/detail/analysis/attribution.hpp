@@ -226,9 +226,15 @@ host_code_split split_samples(const cold_window& w, const split& records, const 
 inline std::uint64_t waiting_in(const cold_window& w, const split& records, const std::vector<thread_sample>& samples,
                                 std::uint64_t room) {
   if (w.cpu_end_ns == 0 || w.cpu_end_ns < w.cpu_start_ns || w.end_ns <= w.start_ns) return 0;
+  // Stretches come in order and the covered spans are sorted and apart: one walk over both, not a
+  // scan of every span per stretch (a first forward has thousands of each).
+  std::size_t next = 0;
   const auto uncovered = [&](std::uint64_t a, std::uint64_t b) {
+    const auto& spans = records.covered;
+    while (next < spans.size() && spans[next].second <= a) ++next;
     std::uint64_t covered = 0;
-    for (const auto& [from, to] : records.covered) covered += std::max(a, std::min(b, to)) - std::max(a, std::min(b, from));
+    for (std::size_t i = next; i < spans.size() && spans[i].first < b; ++i)
+      covered += std::min(b, spans[i].second) - std::max(a, spans[i].first);
     return b - a - std::min(b - a, covered);
   };
   double waiting = 0;

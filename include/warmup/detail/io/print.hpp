@@ -65,7 +65,7 @@ inline std::vector<std::string> why_lines(const attribution& a, slow_calls which
     head = "why: " + who + " " + format_duration(a.excess) + ", no steady p50 to compare with: the excess is the whole call";
   } else if (a.excess.count() <= 0) {
     // Faster than the steady calls: nothing to split, and a share of a negative excess means nothing.
-    head = "why: " + who + (a.excess.count() < 0 ? " " + format_duration(-a.excess) + " under" : " at") +
+    head = "why: " + who + (a.excess.count() < 0 ? " " + format_magnitude(a.excess) + " under" : " at") +
            " the steady p50: no excess to explain";
     if (a.named.count() > 0)
       head += " (the named causes took " + format_duration(a.named) + " of it, as they may in the steady calls)";
@@ -82,7 +82,7 @@ inline std::vector<std::string> why_lines(const attribution& a, slow_calls which
   for (std::size_t i = 0; i < a.causes.size(); ++i) {
     const cause_time& c = a.causes[i];
     if (cap && i >= causes_named) {
-      rest += c.time;
+      rest = saturating_add(rest, c.time);
       continue;
     }
     const bool host = c.what == cause::host_code;
@@ -108,7 +108,7 @@ inline std::vector<std::string> why_lines(const attribution& a, slow_calls which
     out.push_back(std::move(line));
   }
   if (a.unattributed.count() < 0)
-    out.push_back("    the named causes exceed the excess by " + format_duration(-a.unattributed) +
+    out.push_back("    the named causes exceed the excess by " + format_magnitude(a.unattributed) +
                   " (the steady calls spend time on them too)");
   return out;
 }

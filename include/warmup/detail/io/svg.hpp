@@ -86,7 +86,7 @@ inline void svg_cause_bar(std::string& o, const attribution& a, const std::strin
   const double whole = double(std::max(a.excess, a.named).count());
   // Without a steady p50 (a site called once) the excess is the whole call.
   std::string words = who + " " + format_duration(a.excess) + (has_steady ? " over p50:" : ", no steady p50:");
-  const std::string over = a.unattributed.count() < 0 ? " (causes exceed it by " + format_duration(-a.unattributed) + ")" : "";
+  const std::string over = a.unattributed.count() < 0 ? " (causes exceed it by " + format_magnitude(a.unattributed) + ")" : "";
   // The panel's width holds some 80 characters of 10-pixel sans-serif (4.5 pixels each, as
   // Chromium draws them): the causes named in words stop at the first that does not fit (the bar
   // and its tooltips carry them all).

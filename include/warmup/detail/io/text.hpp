@@ -6,6 +6,7 @@
 #include "warmup/config.hpp"
 
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <iterator>
@@ -128,6 +129,22 @@ inline std::string format_duration(std::chrono::nanoseconds d) {
   else if (a < 1e9) std::snprintf(buf, sizeof buf, a < 1e7 ? "%.2f ms" : a < 1e8 ? "%.1f ms" : "%.0f ms", ns / 1e6);
   else std::snprintf(buf, sizeof buf, "%.2f s", ns / 1e9);
   return buf;
+}
+
+/// a + b, held to the range of a duration: a report read back may hold any figures, and a
+/// signed overflow is undefined.
+inline std::chrono::nanoseconds saturating_add(std::chrono::nanoseconds a, std::chrono::nanoseconds b) noexcept {
+  using ns = std::chrono::nanoseconds;
+  if (b > ns{0} && a > ns::max() - b) return ns::max();
+  if (b < ns{0} && a < ns::min() - b) return ns::min();
+  return a + b;
+}
+
+/// A duration's size, its sign dropped: the most negative value a report read back may hold
+/// has no negation (it would overflow), and reads as the largest.
+inline std::string format_magnitude(std::chrono::nanoseconds d) {
+  const long long n = d.count();
+  return format_duration(std::chrono::nanoseconds{n >= 0 ? n : n == LLONG_MIN ? LLONG_MAX : -n});
 }
 
 /// "4.5%", "35%", "<0.1%": a part of a whole, in two digits at most.

@@ -69,9 +69,14 @@ inline void trace_why(json_out& j, const attribution& a) {
 /// The first call's cause stretches as slices inside its own (same track, within its start and
 /// end, so that a viewer nests them under it), at the times their records gave.
 inline void trace_spans(json_out& j, const attribution& a, const call_record& c, int tid) {
+  using std::chrono::nanoseconds;
+  // A report read back may hold anything: a call of no length, or one whose end would overflow,
+  // has no inside to place its causes in.
+  if (c.host <= nanoseconds{0} || c.host_start > nanoseconds::max() - c.host) return;
   for (const cause_span& p : a.spans) {
-    const auto begin = std::clamp(p.at, std::chrono::nanoseconds{0}, c.host);
-    const auto end = std::clamp(p.at + p.time, begin, c.host);
+    if (p.at < nanoseconds{0} || p.time <= nanoseconds{0}) continue;  // never written so: no place for it
+    const auto begin = std::min(p.at, c.host);
+    const auto end = begin + std::min(p.time, c.host - begin);
     if (end == begin) continue;
     j.open('{');
     j.key("name"), j.value(describe(p.what));
