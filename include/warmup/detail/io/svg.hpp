@@ -66,8 +66,9 @@ inline const char* cause_colour(cause c) noexcept {
 }
 
 /// The cold calls a site's bars split: its first call's, then its calls cold again.
-inline std::vector<std::pair<const attribution*, std::string>> bars_of(const site_report& s) {
-  std::vector<std::pair<const attribution*, std::string>> out;
+using cause_bars = std::vector<std::pair<const attribution*, std::string>>;
+inline cause_bars bars_of(const site_report& s) {
+  cause_bars out;
   const auto has = [](const std::optional<attribution>& a) {
     return a && a->excess.count() > 0 && !a->causes.empty();
   };
@@ -95,14 +96,14 @@ inline void svg_cause_bar(std::string& o, const attribution& a, const std::strin
   bool words_full = false;
   double x = x0;
   std::string parts;
-  const auto part = [&](double ns, const char* fill, const std::string& name, const std::string& pct) {
+  const auto part = [&](double ns, const char* fill, const std::string& name, const std::string& pct, bool remainder) {
     const double pw = w * ns / whole;
     if (pw <= 0) return;
     parts += "<rect x=\"" + fmt("%.2f", x) + "\" y=\"" + fmt("%.1f", y + 16) + "\" width=\"" + fmt("%.2f", pw) +
              "\" height=\"" + fmt("%.0f", bar_h) + "\" fill=\"" + fill + "\"><title>" + xml_text(name + " " + pct, 200) +
              "</title></rect>\n";
     // The share where it fits; the grey part says what it is, as no cause's words above name it.
-    const std::string label = pw >= 110 && name == "unattributed" ? pct + " unattributed" : pct;
+    const std::string label = remainder && pw >= 110 ? pct + " " + name : pct;
     if (pw >= 30)
       parts += "<text x=\"" + fmt("%.1f", x + pw / 2) + "\" y=\"" + fmt("%.1f", y + 25.5) +
                "\" font-size=\"9\" fill=\"#1f2430\" text-anchor=\"middle\">" + xml_text(label, 32) + "</text>\n";
@@ -115,12 +116,13 @@ inline void svg_cause_bar(std::string& o, const attribution& a, const std::strin
     const bool host = c.what == cause::host_code;
     const std::string name = host ? "host code " + printable(c.where, 24) : std::string(describe(c.what));
     const std::string pct = share(c.time, a.excess);
-    part(double(c.time.count()), host ? host_shades[host_parts++ % 3] : cause_colour(c.what), name, pct);
+    part(double(c.time.count()), host ? host_shades[host_parts++ % 3] : cause_colour(c.what), name, pct, false);
     const std::string more = (listed == 0 ? " " : ", ") + pct + " " + name;
     if (!words_full && words.size() + more.size() + over.size() <= words_fit) words += more, ++listed;
     else words_full = true;
   }
-  if (a.unattributed.count() > 0) part(double(a.unattributed.count()), "#d9dce1", "unattributed", share(a.unattributed, a.excess));
+  if (a.unattributed.count() > 0)
+    part(double(a.unattributed.count()), "#d9dce1", "unattributed", share(a.unattributed, a.excess), true);
   if (listed < a.causes.size()) words += listed == 0 ? " ..." : ", ...";
   words += over;
   o += "<text x=\"" + fmt("%.0f", x0) + "\" y=\"" + fmt("%.1f", y + 11) + "\" font-size=\"10\" fill=\"#1f2430\">" +
@@ -135,7 +137,8 @@ inline const char* no_points_text(const report& r, const site_report& s) noexcep
   return s.calls == 0 || r.call_times_recorded ? "no calls yet" : "call times not in this report (warmup.report/2)";
 }
 
-inline void svg_panel(std::string& o, const report& whole, const site_report& s, double ox, double oy, double height) {
+inline void svg_panel(std::string& o, const report& whole, const site_report& s, const cause_bars& bars, double ox, double oy,
+                      double height) {
   std::vector<svg_point> pts;
   for (std::size_t i = 0; i < s.first_calls.size(); ++i)
     pts.push_back({double(i), double(s.first_calls[i].count()),
@@ -155,7 +158,7 @@ inline void svg_panel(std::string& o, const report& whole, const site_report& s,
   if (s.host.warmup_calls != 0) sub += " \xC2\xB7 warm-up " + std::to_string(s.host.warmup_calls);
   o += "<text x=\"10\" y=\"34\" font-size=\"11\" fill=\"#5a6270\">" + xml_text(sub, 120) + "</text>\n";
   double bar_y = panel_h - 2;
-  for (const auto& [a, who] : bars_of(s)) svg_cause_bar(o, *a, who, s.host.steady.has_value(), bar_y), bar_y += bar_row_h;
+  for (const auto& [a, who] : bars) svg_cause_bar(o, *a, who, s.host.steady.has_value(), bar_y), bar_y += bar_row_h;
   if (pts.empty()) {
     o += "<text x=\"" + fmt("%.0f", panel_w / 2) + "\" y=\"" + fmt("%.0f", panel_h / 2 + 10) +
          "\" font-size=\"11\" fill=\"#5a6270\" text-anchor=\"middle\">" + no_points_text(whole, s) + "</text>\n</g>\n";
@@ -225,9 +228,12 @@ WARMUP_DETAIL_RUNTIME std::string to_svg(const report& r) {
   const std::size_t rows = std::max<std::size_t>(1, (n + cols - 1) / cols);
   const double gap = 12, head = 58;
   // A row of panels is as tall as its panel with the most cause bars.
+  std::vector<cause_bars> bars(n);
   std::vector<double> row_h(rows, panel_h), offsets(rows, 0);
-  for (std::size_t i = 0; i < n; ++i)
-    row_h[i / cols] = std::max(row_h[i / cols], panel_h + bar_row_h * double(bars_of(r.sites[i]).size()));
+  for (std::size_t i = 0; i < n; ++i) {
+    bars[i] = bars_of(r.sites[i]);
+    row_h[i / cols] = std::max(row_h[i / cols], panel_h + bar_row_h * double(bars[i].size()));
+  }
   for (std::size_t k = 1; k < rows; ++k) offsets[k] = offsets[k - 1] + row_h[k - 1] + gap;
   // At least wide enough for the legend, even with one panel.
   const double width = std::max(620.0, double(cols) * (panel_w + gap) + gap);
@@ -260,7 +266,7 @@ WARMUP_DETAIL_RUNTIME std::string to_svg(const report& r) {
     o += "<text x=\"" + fmt("%.0f", gap) + "\" y=\"" + fmt("%.0f", head + 30) +
          "\" font-size=\"12\" fill=\"#5a6270\">no site was measured</text>\n";
   for (std::size_t i = 0; i < n; ++i)
-    svg_panel(o, r, r.sites[i], gap + double(i % cols) * (panel_w + gap), head + offsets[i / cols], row_h[i / cols]);
+    svg_panel(o, r, r.sites[i], bars[i], gap + double(i % cols) * (panel_w + gap), head + offsets[i / cols], row_h[i / cols]);
   o += "</svg>\n";
   return o;
 }

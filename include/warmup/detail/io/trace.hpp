@@ -49,7 +49,7 @@ inline void trace_why(json_out& j, const attribution& a) {
   j.key("why_us");  // microseconds, as the format's ts and dur
   j.open('{');
   for (const cause_time& c : a.causes)
-    if (c.what != cause::host_code) trace_number(j, to_string(c.what).data(), c.time);
+    if (c.what != cause::host_code) trace_number(j, to_string(c.what).data(), c.time);  // a literal: ends in NUL
   trace_number(j, "unattributed", a.unattributed);
   trace_number(j, "excess", a.excess);
   j.close('}');

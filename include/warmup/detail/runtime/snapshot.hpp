@@ -256,15 +256,13 @@ inline attribution attribute(const std::vector<cold_window>& windows, const timi
   for (const cold_window& w : windows) {
     const split sp = split_window(w, store.overlapping(w));
     for (std::size_t c = 0; c < cause_count; ++c) ns[c] += sp.ns[c], count[c] += sp.count[c];
-    if (windows.size() == 1)
-      for (const split::piece& p : sp.pieces) {
-        if (a.spans.size() == attribution::span_limit) {
-          ++a.spans_left_out;
-          continue;
-        }
-        const auto nanos = [](std::uint64_t v) { return std::chrono::nanoseconds{static_cast<long long>(v)}; };
-        a.spans.push_back({p.what, nanos(p.start_ns - w.start_ns), nanos(p.end_ns - p.start_ns)});
-      }
+    if (windows.size() == 1) {  // a first call: where in it each stretch lay
+      const std::size_t kept = std::min(sp.pieces.size(), attribution::span_limit);
+      const auto nanos = [](std::uint64_t v) { return std::chrono::nanoseconds{static_cast<long long>(v)}; };
+      for (std::size_t i = 0; i < kept; ++i)
+        a.spans.push_back({sp.pieces[i].what, nanos(sp.pieces[i].start_ns - w.start_ns), nanos(sp.pieces[i].end_ns - sp.pieces[i].start_ns)});
+      a.spans_left_out = sp.pieces.size() - kept;
+    }
     const std::vector<thread_sample> samples = store.samples_in(w);
     const host_code_split hc = split_samples(w, sp, samples, object_of);
     for (const auto& o : hc.objects) {
