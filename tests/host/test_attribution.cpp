@@ -417,8 +417,12 @@ TEST_CASE("a first call that sleeps names its sleep as waiting, with its major p
   REQUIRE(waiting != nullptr);
   INFO("call " << why.call.count() << " ns, CPU " << s->first_call_host->cpu.count() << " ns, waiting "
                << waiting->time.count() << " ns");
-  CHECK(waiting->time >= 30ms);
-  CHECK(waiting->time <= why.call - s->first_call_host->cpu + 1us);  // never more than it was off the CPU
+  // All its time off the CPU, and never more; that is most of the sleep, not all of it: under
+  // TSan the sleep's own system call path spends CPU time (29.83 ms off the CPU for 30 ms asleep).
+  const auto off_cpu = why.call - s->first_call_host->cpu;
+  CHECK(waiting->time >= off_cpu - 1us);
+  CHECK(waiting->time <= off_cpu + 1us);
+  CHECK(waiting->time >= 25ms);
   CHECK(waiting->count == s->first_call_host->major_faults);
   CHECK(why.causes.size() == 1);  // the 5 ms on the CPU stay unattributed: no sampling here
   partition::check_first(why, s->host);
