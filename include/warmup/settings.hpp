@@ -146,15 +146,15 @@ bool set_attribution(bool on) noexcept;
 /// @brief Samples where each first call's CPU time goes, by shared object
 /// (`WARMUP_CPU_SAMPLING=<microseconds>`, or `on` for every 1 ms; 0 or `off` stops it): a tick on
 /// the calling thread's CPU time (a perf_event task clock; a CPU-clock timer where that is refused)
-/// interrupts it with SIGPROF every `every` of CPU, during a site's first call only; each sample
+/// interrupts it with SIGURG every `every` of CPU, during a site's first call only; each sample
 /// stands for the CPU time the thread spent since the one before. The tick never fires while the
 /// thread waits, so no blocking system call (poll, select, nanosleep...) is cut short with EINTR.
 /// What no CUPTI record explains is then named by where the CPU was:
 /// `host_code` causes such as "host code libcudnn_heuristic.so.9 80 ms", and "[kernel]" for CPU
 /// time in system calls and page faults. Costs about a
-/// microsecond per sample, in first calls only; nothing otherwise. A program or profiler with a
-/// SIGPROF handler of its own keeps it: sampling then stays off and `report::cpu_sampling` says
-/// why. The sample is the
+/// microsecond per sample, in first calls only; nothing otherwise. A program with a SIGURG
+/// handler of its own keeps it: sampling then stays off and `report::cpu_sampling` says why;
+/// SIGPROF is never touched. The sample is the
 /// leaf frame: libc or the dynamic loader working for a library count as themselves.
 /// Linux on x86-64 and Arm64.
 /// \code

@@ -15,6 +15,7 @@
 
 #include "warmup/profile.hpp"
 #include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/analysis/cpu_sampler.hpp"
 #include "warmup/detail/io/print.hpp"
 #include "warmup/detail/runtime/clock.hpp"
 #include "warmup/detail/runtime/snapshot.hpp"
@@ -375,6 +376,41 @@ TEST_CASE("CPU samples name only what no record covers, and never more than the 
   CHECK(with_kernel.objects[1].where == "[kernel]");
   CHECK(with_kernel.objects[1].ns == 300);
   CHECK(with_kernel.named == 400);
+  // The same call whose ticks went uncounted after that sample (its buffer full): the time
+  // after it is unknown, not the kernel's.
+  user.cut_after = true;
+  const auto cut = split_samples(cpu_read, records, {user}, [](std::uintptr_t pc) {
+    return pc == warmup::detail::kernel_pc ? std::string("[kernel]") : std::string("liba.so");
+  });
+  REQUIRE(cut.objects.size() == 1);
+  CHECK(cut.objects[0].where == "liba.so");
+  CHECK(cut.named == 100);
+}
+
+TEST_CASE("a sampled call cut short marks its last sample, and the samples lost stand in the sampling line") {
+  using warmup::detail::cause_records;
+  using warmup::detail::sampled_call;
+  using warmup::detail::thread_sample;
+  const auto forget = [] {
+    cause_records().lock();
+    cause_records().reset_locked();
+    cause_records().unlock();
+  };
+  forget();
+  sampled_call call;
+  call.samples = {{100, 0x10, 1'000}, {200, 0x20, 2'000}, {300, 0x30, 3'000}};
+  call.lost = 7;
+  call.cut_short = true;
+  cause_records().add_samples(42, call);
+  const std::vector<thread_sample> kept = cause_records().samples_in(cold_window{0, 1000, 42});
+  REQUIRE(kept.size() == 3);
+  CHECK_FALSE(kept[0].cut_after);
+  CHECK_FALSE(kept[1].cut_after);
+  CHECK(kept[2].cut_after);
+  CHECK(cause_records().samples_lost() == 7);
+  CHECK(warmup::detail::sampling_line("every 1 ms", 7).find("; 7 samples lost (a call keeps 4096): their CPU time is "
+                                                            "unattributed") != std::string::npos);
+  forget();
 }
 
 TEST_CASE("time off the CPU that no record covers is named waiting, placed by the CPU clock's readings") {

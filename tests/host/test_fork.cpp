@@ -6,7 +6,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <iterator>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
 #include "warmup/profile.hpp"
+#include "warmup/detail/runtime/fork_locks.hpp"
 
 namespace {
 void counted_step() { WARMUP_SCOPE("fork.static"); }
@@ -63,4 +71,35 @@ TEST_CASE("a scope open across fork is recorded by the parent only") {
   REQUIRE(r.find(warmup::op_kind::region, "fork.open") != nullptr);
   CHECK(r.find(warmup::op_kind::region, "fork.open")->calls == 1);
   CHECK(r.find(warmup::op_kind::region, "fork.open")->host.calls == 1);
+}
+
+// The locks behind lock() functions (sites, rings, cause records, notices, the clock) were in
+// the list before; these are the ones a fork could leave locked in the child.
+TEST_CASE("every lock the library holds is taken around fork") {
+  using namespace warmup::detail;
+  std::vector<std::pair<const char*, std::mutex*>> locks = {
+      {"process start-up (once().m)", &once().m},
+      {"the device description", &device_cache().m},
+      {"the CUDA probe", &cuda().probe},
+      {"the copies' list", &anchor()->copies_mutex},
+      {"the sampler's signal claim", &sampler_state().claim},
+      {"the sampler's buffers", &sampler_state().m},
+      {"this copy's start-up", &start_mutex()},
+      {"CUPTI's state", &cupti().m},
+      {"CUPTI's pending records", &cupti().pending_m},
+  };
+  take_fork_locks<copy_fork_locks, std::size(copy_fork_locks)>();
+  before_fork();
+  std::vector<std::string> free_during_fork;
+  std::thread([&] {
+    for (auto& [what, m] : locks)
+      if (m->try_lock()) {
+        free_during_fork.emplace_back(what);
+        m->unlock();
+      }
+  }).join();
+  release_fork_locks();
+  release_fork_locks<copy_fork_locks, std::size(copy_fork_locks)>();
+  CHECK(free_during_fork.empty());
+  for (const std::string& w : free_during_fork) UNSCOPED_INFO("not held around fork: " << w);
 }

@@ -1,7 +1,7 @@
 // CPU sampling of first calls (WARMUP_CPU_SAMPLING, set_cpu_sampling): where a first call's CPU
-// time went, by shared object; the program's own SIGPROF handler left alone; the tick running
-// only inside first calls, on the thread's CPU time, so that it never interrupts a blocking
-// system call. Its own process: it installs a signal handler. No GPU.
+// time went, by shared object; the program's own SIGURG handler and SIGPROF left alone; the tick
+// running only inside first calls, on the thread's CPU time, so that it never interrupts a
+// blocking system call. Its own process: it installs a signal handler. No GPU.
 #include "catch.hpp"
 
 #include <dlfcn.h>
@@ -29,68 +29,37 @@
 #include "warmup/detail/analysis/host_probe.hpp"
 #include "../support/test_plugin.hpp"
 #include "../support/thread_cpu.hpp"
+#include "sampling_support.hpp"
 
 using namespace std::chrono_literals;
 
+using namespace sampling_test;
+
 namespace {
-
-using spin_fn = unsigned long (*)(long long);
-spin_fn plugin_spin() {
-  static void* lib = dlopen(test_plugin_path().c_str(), RTLD_NOW | RTLD_LOCAL);
-  REQUIRE(lib != nullptr);
-  auto* f = reinterpret_cast<spin_fn>(dlsym(lib, "warmup_test_plugin_spin"));
-  REQUIRE(f != nullptr);
-  return f;
-}
-
-const warmup::cause_time* host_code_in(const warmup::attribution& a, const std::string& object) {
-  for (const warmup::cause_time& c : a.causes)
-    if (c.what == warmup::cause::host_code && c.where == object) return &c;
-  return nullptr;
-}
-
-bool sigprof_is_default() {
-  struct sigaction now {};
-  REQUIRE(sigaction(SIGPROF, nullptr, &now) == 0);
-  return (now.sa_flags & SA_SIGINFO) == 0 && now.sa_handler == SIG_DFL;
-}
-
 std::atomic<int> program_handler_calls{0};
 void program_handler(int) { program_handler_calls.fetch_add(1); }
-
-// Runs `body` in a forked child and returns its exit status: what changes SIGPROF's disposition
-// for good stays out of this process.
-template <class F>
-int in_child(F&& body) {
-  const pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) _exit(body());
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 }  // namespace
 
-TEST_CASE("a program with its own SIGPROF handler keeps it, and the report says why sampling is off") {
-  // In a child: once the library holds SIGPROF, it keeps it to the end of the process.
+TEST_CASE("a program with its own SIGURG handler keeps it, and the report says why sampling is off") {
+  // In a child: once the library holds SIGURG, it keeps it to the end of the process.
   const int status = in_child([] {
-    if (!sigprof_is_default()) return 10;
+    if (!is_default(SIGURG)) return 10;
     struct sigaction mine {};
     mine.sa_handler = program_handler;
     sigemptyset(&mine.sa_mask);
-    if (sigaction(SIGPROF, &mine, nullptr) != 0) return 11;
+    if (sigaction(SIGURG, &mine, nullptr) != 0) return 11;
     warmup::set_cpu_sampling(1ms);
     {
       warmup::region_scope s{"sampling.in_the_way"};
       plugin_spin()(5'000'000);
     }
     struct sigaction after {};
-    sigaction(SIGPROF, nullptr, &after);
+    sigaction(SIGURG, nullptr, &after);
     if (after.sa_handler != program_handler) return 12;  // still the program's
-    raise(SIGPROF);
+    raise(SIGURG);
     if (program_handler_calls.load() != 1) return 13;  // and it still runs
     const warmup::report r = warmup::snapshot();
-    if (r.cpu_sampling.rfind("off: SIGPROF has a handler", 0) != 0) return 14;
+    if (r.cpu_sampling.rfind("off: SIGURG has a handler of the program's", 0) != 0) return 14;
     const auto* s = r.find(warmup::op_kind::region, "sampling.in_the_way");
     if (s == nullptr) return 15;
     const auto& why = s->host.first_call_causes;
@@ -102,11 +71,17 @@ TEST_CASE("a program with its own SIGPROF handler keeps it, and the report says 
   CHECK(status == 0);
 }
 
-TEST_CASE("sampling off: SIGPROF is never touched") {
+TEST_CASE("sampling off: SIGURG is never touched; sampling on: SIGPROF never is") {
   REQUIRE(warmup::cpu_sampling_interval() == 0us);
   { warmup::region_scope s{"sampling.off"}; plugin_spin()(2'000'000); }
-  CHECK(sigprof_is_default());
+  CHECK(is_default(SIGURG));
   CHECK(warmup::snapshot().cpu_sampling == "off");
+  const int status = in_child([] {
+    warmup::set_cpu_sampling(200us);
+    { warmup::region_scope s{"sampling.sigprof_free"}; plugin_spin()(2'000'000); }
+    return is_default(SIGPROF) && !is_default(SIGURG) ? 0 : 1;
+  });
+  CHECK(status == 0);
 }
 
 TEST_CASE("a first call's CPU time in a library is named after that library") {
@@ -441,45 +416,4 @@ TEST_CASE("with sampling, a first call's time is named: its CPU by object, the r
   // A call that ran once has no steady p50: its excess is all of it, and 95% of it is named.
   CHECK(why.named * 100 >= why.excess * 95);
   partition::check_first(why, s->host);
-}
-
-TEST_CASE("a program that closes the task clock's descriptor gets a new one, and its own file is left alone") {
-  warmup::set_cpu_sampling(200us);
-  spin_fn spin = plugin_spin();
-  std::thread([&] {
-    { warmup::region_scope s{"sampling.before_close"}; spin(2'000'000); }
-    const int fd = warmup::detail::sampler_state().used_tick == warmup::detail::tick_kind::task_clock
-                       ? [] {
-                           for (std::uint32_t i = 0; i < warmup::detail::sampler_shared::max_buffers; ++i)
-                             if (auto* b = warmup::detail::sampler_state().buffers[i].load())
-                               if (b->fd >= 0) return b->fd.load();
-                           return -1;
-                         }()
-                       : -1;
-    if (fd < 0) return;  // the CPU-clock fallback has no descriptor
-    // As a daemon does: close it, and open a file of the program's that takes its number.
-    REQUIRE(close(fd) == 0);
-    int p[2];
-    REQUIRE(pipe(p) == 0);
-    const int mine = p[0] == fd ? p[0] : (dup2(p[0], fd), fd);
-    {
-      warmup::region_scope s{"sampling.after_close"};
-      spin(20'000'000);
-    }
-    // The program's pipe is still a working pipe, with no signal or flag of the sampler's.
-    CHECK(fcntl(mine, F_GETSIG) == 0);
-    CHECK((fcntl(mine, F_GETFL) & O_ASYNC) == 0);
-    REQUIRE(write(p[1], "x", 1) == 1);
-    char c = 0;
-    CHECK(read(mine, &c, 1) == 1);
-    CHECK(c == 'x');
-    close(p[0]), close(p[1]);
-    if (mine != p[0]) close(mine);
-  }).join();
-  const warmup::report r = warmup::snapshot();
-  const auto* s = r.find(warmup::op_kind::region, "sampling.after_close");
-  REQUIRE((s && s->host.first_call_causes));
-  const auto* in_plugin = host_code_in(*s->host.first_call_causes, "libwarmup_test_plugin.so");
-  REQUIRE(in_plugin != nullptr);  // sampled, by a task clock made anew
-  CHECK(in_plugin->count >= 50);
 }

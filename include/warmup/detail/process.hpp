@@ -42,8 +42,9 @@ struct process_anchor {
   // 2: the causes slot; 3: the scopes' time base, sites with shards (a copy of an older release
   // must not record steady-clock ns into this release's sites: it keeps an anchor of its own);
   // 4: the time base split for light files (its reading part first), sites without a mutex;
-  // 5: the CPU sampler's buffers know their task clock's descriptor.
-  static constexpr std::uint32_t current_version = 5;
+  // 5: the CPU sampler's buffers know their task clock's descriptor; 6: a sampled call's
+  // buffer holds its tick and thread, notices of a sampled call's own.
+  static constexpr std::uint32_t current_version = 6;
   static constexpr std::size_t max_copies = 256;
   std::uint32_t version = current_version;
   std::atomic<void*> objects[static_cast<unsigned>(slot::count)]{};

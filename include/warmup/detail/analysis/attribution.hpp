@@ -164,6 +164,9 @@ struct thread_sample {
   std::uint64_t cpu_ns = 0;     ///< the thread's CPU clock when it was taken
   /// The tick's period where it samples user mode only (a task clock), else 0 (cpu_samples.hpp).
   std::uint64_t user_period_ns = 0;
+  /// The call's ticks went uncounted after this, its last sample (sampled_call::cut_short): the
+  /// CPU time after it is unknown.
+  bool cut_after = false;
 };
 
 /// The CPU time of a window that no record covers, by shared object: each sample outside the
@@ -187,11 +190,12 @@ host_code_split split_samples(const cold_window& w, const split& records, const 
   std::uint64_t weight = 0;
   // A task clock's ticks after its last sample all found the thread in the kernel (or there
   // would be a later sample): a period each, put on the kernel at that last sample's instant.
+  // Not where ticks went uncounted (a full buffer): that time is unknown, left unattributed.
   const thread_sample* last = nullptr;
   for (const thread_sample& x : samples)
     if (x.start_ns >= w.start_ns && x.start_ns < w.end_ns && (last == nullptr || x.start_ns > last->start_ns)) last = &x;
   std::vector<thread_sample> tail;
-  if (last != nullptr && last->user_period_ns != 0 && w.cpu_end_ns > last->cpu_ns) {
+  if (last != nullptr && !last->cut_after && last->user_period_ns != 0 && w.cpu_end_ns > last->cpu_ns) {
     const std::uint64_t p = last->user_period_ns, missed = (w.cpu_end_ns - last->cpu_ns) / p;
     if (missed != 0) tail.push_back({last->start_ns, last->end_ns, kernel_pc, last->thread, missed * p, w.cpu_end_ns, p});
   }
@@ -301,7 +305,8 @@ class cause_store {
         }
         samples_.add(x);
       };
-      for (const cpu_sample& c : call.samples) {
+      for (std::size_t i = 0; i < call.samples.size(); ++i) {
+        const cpu_sample& c = call.samples[i];
         std::uint64_t weight = c.cpu_ns > cpu ? c.cpu_ns - cpu : 0;
         cpu = std::max(cpu, c.cpu_ns);
         // A tick lands a period apart, give or take the timer's slack: the kernel's share is
@@ -310,7 +315,8 @@ class cause_store {
           keep({c.ns, c.ns + 1, kernel_pc, thread, weight - period, c.cpu_ns, period});
           weight = period;
         }
-        keep({c.ns, c.ns + 1, c.pc, thread, weight, c.cpu_ns, period});
+        const bool last = i + 1 == call.samples.size();
+        keep({c.ns, c.ns + 1, c.pc, thread, weight, c.cpu_ns, period, last && call.cut_short});
       }
     } WARMUP_CATCH_ALL {
     }

@@ -2,21 +2,24 @@
 /// @brief Where a cold call's CPU time went, by shared object: an opt-in sampler
 /// (`WARMUP_CPU_SAMPLING`, `set_cpu_sampling`) that runs during a site's first call only.
 ///
-/// Each thread that samples has a tick on its own CPU time (cpu_tick_source.hpp: a perf_event
-/// task clock, or a timer on the thread's CPU clock), which sends it SIGPROF every interval of CPU
-/// it spends, and never while it waits: a blocking system call is never interrupted (a tick on
-/// the wall clock made `poll`, `select`, `epoll_wait`, `nanosleep` and `sem_timedwait` return EINTR
-/// in measured programs). The handler keeps the interrupted program counter, the time and the
-/// thread's CPU clock in a buffer of the thread's, and each sample stands for the CPU time the
-/// thread spent since the one before: no allocation, no lock, no thread-local access (the buffer
-/// comes in the signal's value, or is found by the task clock's descriptor). Once the call ends
-/// the tick is disarmed and the samples go to the cause store; `snapshot()` maps each to its shared
-/// object with `dladdr` and splits the part of the call that no CUPTI record explains among them.
+/// A thread in a sampled first call has a tick on its own CPU time (cpu_tick_source.hpp: a
+/// perf_event task clock, or a timer on the thread's CPU clock), made at the call's start and
+/// ended at its end, which sends it `sample_signal` (SIGURG) every interval of CPU it spends, and
+/// never while it waits: a blocking system call is never interrupted (a tick on the wall clock
+/// made `poll`, `select`, `epoll_wait`, `nanosleep` and `sem_timedwait` return EINTR in measured
+/// programs). The handler keeps the interrupted program counter, the time and the thread's CPU
+/// clock in the call's buffer, and each sample stands for the CPU time the thread spent since the
+/// one before: no allocation, no lock, no thread-local access (the buffer comes in the signal's
+/// value, or is found by the task clock's descriptor and the thread). Once the call ends the tick
+/// is ended and the samples go to the cause store; `snapshot()` maps each to its shared object
+/// with `dladdr` and splits the part of the call that no CUPTI record explains among them.
 ///
-/// The program's own profiling is never disturbed: SIGPROF is taken only while its disposition is
-/// the default (or the library's own); a program or profiler with a SIGPROF handler of its own
-/// keeps it, sampling stays off and the report says why. The copy of the library that installs
-/// the handler stays loaded to the process's end, so the handler never dangles after a dlclose.
+/// What the sampler holds, and for how long: the signal's handler from the first sampled call to
+/// the process's end (only while the signal's disposition was the default: a program with a
+/// handler of its own, or that ignores it, keeps it, sampling stays off and the report says why);
+/// a tick and a buffer from a first call's start to its end, nothing between calls. The copy of
+/// the library that installs the handler stays loaded to the process's end, so the handler never
+/// dangles after a dlclose.
 ///
 /// The sample is the leaf frame: time spent in libc or the dynamic loader on behalf of a library
 /// counts as libc's or the loader's; with the task clock, CPU time in the kernel is the kernel's.
@@ -36,12 +39,16 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
+#include <pthread.h>
 #include <unistd.h>
+
+#include <utility>
 
 #include "warmup/config.hpp"
 #include "warmup/detail/analysis/attribution.hpp"
 #include "warmup/detail/analysis/cpu_samples.hpp"
 #include "warmup/detail/analysis/cpu_tick_source.hpp"
+#include "warmup/detail/analysis/host_probe.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -66,109 +73,231 @@ inline std::uint64_t clock_ns(clockid_t which) noexcept {
   return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
 }
 
-/// The buffer a SIGPROF is for: a CPU-clock timer's carries it, a task clock's names its
-/// descriptor (a signal of the program's, or a stray one, names neither).
+/// The buffer a tick is for: a CPU-clock timer's signal carries it, a task clock's names its
+/// descriptor; either way it must sample the thread the signal reached (a signal of the
+/// program's, a stray one, or a stale descriptor number's names none).
 inline sample_buffer* buffer_signalled(const siginfo_t* info) noexcept {
   if (info == nullptr) return nullptr;
+  const long tid = static_cast<long>(::syscall(SYS_gettid));
   if (info->si_code == SI_TIMER) {
     auto* b = static_cast<sample_buffer*>(info->si_value.sival_ptr);
-    return b != nullptr && sampler_state().known(b) ? b : nullptr;
+    return b != nullptr && sampler_state().known(b) && b->tid.load(std::memory_order_relaxed) == tid ? b : nullptr;
   }
-  if (info->si_code == POLL_IN || info->si_code == POLL_HUP) return sampler_state().with_fd(info->si_fd);
+  if (info->si_code == POLL_IN || info->si_code == POLL_HUP) return sampler_state().with_fd(info->si_fd, tid);
   return nullptr;
 }
 
-/// The handler: async-signal-safe (clock_gettime and atomics on memory that is never freed).
+/// The handler: async-signal-safe (clock_gettime, gettid and atomics on memory that is never freed).
 inline void on_cpu_sample(int, siginfo_t* info, void* context) noexcept {
-  sample_buffer* b = buffer_signalled(info);
-  if (b == nullptr || b->magic != sample_buffer::tag) return;
-  if (!b->armed.load(std::memory_order_relaxed)) return;
   const int saved = errno;
-  const std::uint32_t i = b->used.load(std::memory_order_relaxed);
-  if (i < sample_buffer::capacity) {
-    b->samples[i] = {clock_ns(CLOCK_MONOTONIC), interrupted_pc(context), clock_ns(CLOCK_THREAD_CPUTIME_ID)};
-    b->used.store(i + 1, std::memory_order_release);
-  } else {
-    b->lost.fetch_add(1, std::memory_order_relaxed);
+  sample_buffer* b = buffer_signalled(info);
+  if (b != nullptr && b->magic == sample_buffer::tag && b->armed.load(std::memory_order_relaxed)) {
+    const std::uint32_t i = b->used.load(std::memory_order_relaxed);
+    if (i < sample_buffer::capacity) {
+      b->samples[i] = {clock_ns(CLOCK_MONOTONIC), interrupted_pc(context), clock_ns(CLOCK_THREAD_CPUTIME_ID)};
+      b->used.store(i + 1, std::memory_order_release);
+    } else {
+      b->lost.fetch_add(1, std::memory_order_relaxed);
+    }
   }
   errno = saved;
 }
 
-/// Why sampling cannot run now, or nullptr where it can: takes SIGPROF if nobody holds it.
-inline const char* claim_sigprof() noexcept {
-  if constexpr (!cpu_sampling_supported) return "CPU sampling is not supported on this platform";
+/// The signals the handler blocks while it runs: the sample signal and SIGXCPU, a pair no
+/// program's handler is likely to carry, by which a copy of the library tells another copy's
+/// handler (one that does not share its state: built without the exported anchor) from the
+/// program's.
+inline sigset_t handler_mask() noexcept {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, sample_signal);
+  sigaddset(&s, SIGXCPU);
+  return s;
+}
+
+/// Why a call is not sampled. The first group holds for the process (the report's sampling
+/// line says it); the second for one call (a notice says it once).
+enum class refusal : unsigned char {
+  none,
+  unsupported,
+  unreadable,
+  held_by_program,
+  held_by_copy,
+  ignored_by_program,
+  install_failed,
+  no_tick,
+  arm_failed,
+  signal_blocked,   // first of the calls' own
+  few_descriptors,
+  too_many_calls,
+};
+
+inline bool for_process(refusal r) noexcept { return r != refusal::none && r < refusal::signal_blocked; }
+
+/// Whether this copy's handler is the sample signal's now.
+inline bool holds_signal(const struct sigaction& now) noexcept {
+  auto* const installed = sampler_state().handler.load(std::memory_order_acquire);
+  return (now.sa_flags & SA_SIGINFO) != 0 && installed != nullptr && now.sa_sigaction == installed;
+}
+
+inline bool holds_signal() noexcept {
+  struct sigaction now {};
+  return ::sigaction(sample_signal, nullptr, &now) == 0 && holds_signal(now);
+}
+
+/// Takes the sample signal if nobody holds it. Its default action is to ignore it: a program
+/// that ignores it explicitly, or handles it, keeps it.
+inline refusal claim_signal() noexcept {
+  if constexpr (!cpu_sampling_supported) return refusal::unsupported;
   sampler_shared& s = sampler_state();
   struct sigaction now {};
-  if (::sigaction(SIGPROF, nullptr, &now) != 0) return "SIGPROF's disposition could not be read";
-  const bool has_info = (now.sa_flags & SA_SIGINFO) != 0;
-  auto* const installed = s.handler.load(std::memory_order_acquire);
-  if (has_info && installed != nullptr && now.sa_sigaction == installed) return nullptr;
-  if (has_info || now.sa_handler != SIG_DFL)
-    return "SIGPROF has a handler or disposition of the program's (a profiler?); it keeps it";
-  static std::mutex m;  // two threads claiming at once install one handler
-  std::lock_guard<std::mutex> lock(m);
-  struct sigaction ours {};
-  ours.sa_sigaction = &on_cpu_sample;
-  ours.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&ours.sa_mask);
-  if (::sigaction(SIGPROF, &ours, nullptr) != 0) return "SIGPROF's handler could not be set";
-  s.handler.store(&on_cpu_sample, std::memory_order_release);
-  // The handler's code is in this copy: it must outlive every timer, so this copy stays loaded.
+  if (::sigaction(sample_signal, nullptr, &now) != 0) return refusal::unreadable;
+  if (holds_signal(now)) return refusal::none;
+  if ((now.sa_flags & SA_SIGINFO) != 0 && sigismember(&now.sa_mask, SIGXCPU) == 1 &&
+      sigismember(&now.sa_mask, sample_signal) == 1)
+    return refusal::held_by_copy;
+  if ((now.sa_flags & SA_SIGINFO) != 0 || now.sa_handler == SIG_IGN) {
+    return (now.sa_flags & SA_SIGINFO) == 0 ? refusal::ignored_by_program : refusal::held_by_program;
+  }
+  if (now.sa_handler != SIG_DFL) return refusal::held_by_program;
+  WARMUP_TRY {
+    std::lock_guard<std::mutex> lock(s.claim);
+    struct sigaction ours {};
+    ours.sa_sigaction = &on_cpu_sample;
+    ours.sa_flags = SA_SIGINFO | SA_RESTART;
+    ours.sa_mask = handler_mask();
+    if (::sigaction(sample_signal, &ours, nullptr) != 0) return refusal::install_failed;
+    s.handler.store(&on_cpu_sample, std::memory_order_release);
+  } WARMUP_CATCH_ALL {
+    return refusal::install_failed;
+  }
+  // The handler's code is in this copy: it must outlive every tick, so this copy stays loaded.
   Dl_info self{};
   if (::dladdr(reinterpret_cast<const void*>(&on_cpu_sample), &self) != 0 && self.dli_fname != nullptr &&
       *self.dli_fname != '\0')
     (void)::dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
-  return nullptr;
+  return refusal::none;
 }
 
-/// Where the calling thread's sampler stands, in a plain variable, so that a thread that never
-/// samples never makes the sampler (whose destructor would pin this copy of the library until
-/// the thread ends).
-enum class sampler_stage : unsigned char { none, made, armed };
+/// Whether the calling thread blocks the sample signal (it would then never be sampled).
+inline bool signal_blocked() noexcept {
+  sigset_t mask;
+  sigemptyset(&mask);
+  return ::pthread_sigmask(SIG_BLOCK, nullptr, &mask) == 0 && sigismember(&mask, sample_signal) == 1;
+}
+
+/// The file of the object holding the handler now installed for the sample signal, or "".
+inline std::string signal_holder_object() {
+  struct sigaction now {};
+  if (::sigaction(sample_signal, nullptr, &now) != 0) return {};
+  const void* code = (now.sa_flags & SA_SIGINFO) != 0 ? reinterpret_cast<const void*>(now.sa_sigaction)
+                                                      : reinterpret_cast<const void*>(now.sa_handler);
+  Dl_info info{};
+  if (::dladdr(code, &info) == 0 || info.dli_fname == nullptr || *info.dli_fname == '\0') return {};
+  const std::string path = info.dli_fname;
+  const std::size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+/// What a refusal means, in the report's words.
+inline std::string refusal_text(refusal r) {
+  const std::string where = r == refusal::held_by_program || r == refusal::held_by_copy ? signal_holder_object() : "";
+  const std::string in = where.empty() ? std::string() : " (in " + where + ")";
+  switch (r) {
+    case refusal::none: return {};
+    case refusal::unsupported: return "CPU sampling is not supported on this platform";
+    case refusal::unreadable: return "SIGURG's disposition could not be read";
+    case refusal::held_by_program: return "SIGURG has a handler of the program's" + in + "; it keeps it";
+    case refusal::held_by_copy:
+      return "SIGURG is held by another copy of warmup in this process" + in +
+             ", one that does not share this copy's state (built without the exported anchor): it samples its "
+             "own first calls, not these";
+    case refusal::ignored_by_program: return "the program ignores SIGURG (SIG_IGN); it keeps that";
+    case refusal::install_failed: return "SIGURG's handler could not be set";
+    case refusal::no_tick: return "neither a perf_event task clock nor a timer on the thread's CPU clock could be made";
+    case refusal::arm_failed: return "the sampler's tick could not be armed";
+    case refusal::signal_blocked: return "a thread blocks SIGURG, so no tick can reach it; its first calls are not sampled";
+    case refusal::few_descriptors:
+      return "paused while the program has fewer than " + std::to_string(sampler_shared::descriptor_margin) +
+             " file descriptors left; first calls then are not sampled";
+    case refusal::too_many_calls:
+      return "more first calls sampled at once than the library keeps buffers for (" +
+             std::to_string(sampler_shared::max_buffers) + "); the others are not sampled";
+  }
+  return {};
+}
+
+/// Where the calling thread's sampler stands, in a plain variable (trivially destroyed, so it
+/// can still be read after the thread's sampler is gone), so that a thread that never samples
+/// never makes the sampler (whose destructor would pin this copy of the library until the
+/// thread ends). `gone`: the sampler was destroyed; a scope run later by another thread-local
+/// object's destructor is not sampled.
+enum class sampler_stage : unsigned char { none, idle, armed, gone };
 inline thread_local sampler_stage thread_sampling = sampler_stage::none;
 
-/// The calling thread's sampler: one tick source, made at its first sampled call; armed from
-/// the start of a first call to its end (the outermost, where first calls nest).
+/// Takes `b` from `owner`'s call to end its tick: true for the one caller that does (the
+/// sampled thread, the thread that ended the call elsewhere, or the thread's exit).
+inline bool seize(sample_buffer* b, const void* owner) noexcept {
+  const void* expected = owner;
+  return owner != nullptr && b->owner.compare_exchange_strong(expected, b, std::memory_order_acq_rel);
+}
+
+/// Ends a seized buffer's tick and frees it.
+inline void release(sample_buffer* b) noexcept {
+  b->armed.store(false, std::memory_order_relaxed);
+  end_tick(b->tick);
+  sampler_state().give_back(b);
+}
+
+/// The calling thread's sampler: a buffer and its tick, taken at the start of a first call and
+/// given back at its end (the outermost, where first calls nest). Between sampled calls it
+/// holds no descriptor, no timer and no buffer.
 class thread_sampler {
  public:
   thread_sampler() = default;
   thread_sampler(const thread_sampler&) = delete;
   thread_sampler& operator=(const thread_sampler&) = delete;
   ~thread_sampler() {
-    tick_.close(buffer_);
-    if (buffer_ != nullptr) {
-      buffer_->armed.store(false, std::memory_order_relaxed);
-      sampler_state().give_back(buffer_);
-    }
+    if (buffer_ != nullptr && seize(buffer_, owner_)) release(buffer_);
+    buffer_ = nullptr;
+    thread_sampling = sampler_stage::gone;
   }
 
-  /// Arms the tick for a call of `owner`, unless a call of this thread is already sampled.
-  /// Returns why it could not, or nullptr where it samples (or was already sampling).
-  const char* begin(const void* owner, std::uint64_t interval_ns) noexcept {
-    if (owner_ != nullptr) return nullptr;
-    if (const char* why = claim_sigprof()) return why;
+  /// Arms a tick for a call of `owner`, unless a call of this thread is already sampled.
+  refusal begin(const void* owner, std::uint64_t interval_ns) noexcept {
+    forget_if_ended_elsewhere();
+    if (buffer_ != nullptr) return refusal::none;  // a nested first call shares the outer's
+    if (const refusal r = claim_signal(); r != refusal::none) return r;
+    if (signal_blocked()) return refusal::signal_blocked;
     sampler_shared& shared = sampler_state();
-    if (buffer_ == nullptr && (buffer_ = shared.take()) == nullptr)
-      return "more threads sampled than the library keeps buffers for (1024)";
-    if (tick_.kind() == tick_kind::none || tick_.lost(buffer_)) {
-      if (const char* why = tick_.make(buffer_, shared.preferred.load(std::memory_order_relaxed), interval_ns))
-        return why;
-      shared.used_tick.store(tick_.kind(), std::memory_order_relaxed);
-      if (tick_.refused_errno() != 0) shared.task_clock_refused.store(tick_.refused_errno(), std::memory_order_relaxed);
-      thread_sampling = sampler_stage::made;
+    sample_buffer* b = shared.take();
+    if (b == nullptr) return refusal::too_many_calls;
+    const long tid = static_cast<long>(this_thread_id());
+    int refused = 0;
+    const tick_open made = open_tick(b, shared.preferred.load(std::memory_order_relaxed), interval_ns, tid, refused);
+    if (made != tick_open::made) {
+      shared.give_back(b);
+      return made == tick_open::few_descriptors ? refusal::few_descriptors : refusal::no_tick;
     }
-    buffer_->used.store(0, std::memory_order_relaxed);
-    buffer_->lost.store(0, std::memory_order_relaxed);
-    buffer_->user_period_ns = tick_.kind() == tick_kind::task_clock ? interval_ns : 0;
-    buffer_->armed_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-    buffer_->armed.store(true, std::memory_order_relaxed);
-    if (!tick_.arm(interval_ns)) {
-      buffer_->armed.store(false, std::memory_order_relaxed);
-      return "the sampler's tick could not be armed";
+    shared.used_tick.store(b->tick.kind, std::memory_order_relaxed);
+    if (refused != 0) shared.task_clock_refused.store(refused, std::memory_order_relaxed);
+    b->used.store(0, std::memory_order_relaxed);
+    b->lost.store(0, std::memory_order_relaxed);
+    b->user_period_ns = b->tick.kind == tick_kind::task_clock ? interval_ns : 0;
+    b->tid.store(tid, std::memory_order_relaxed);
+    b->fd.store(b->tick.kind == tick_kind::task_clock ? b->tick.fd : -1, std::memory_order_relaxed);
+    b->owner.store(owner, std::memory_order_release);
+    b->armed_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    b->armed.store(true, std::memory_order_release);
+    if (!arm_tick(b->tick)) {
+      if (seize(b, owner)) release(b);
+      return refusal::arm_failed;
     }
+    buffer_ = b;
     owner_ = owner;
     thread_sampling = sampler_stage::armed;
-    return nullptr;
+    shared.calls_sampled.fetch_add(1, std::memory_order_relaxed);
+    return refusal::none;
   }
 
   /// The clock of `owner`'s call starts now, the thread's CPU clock reading `cpu_ns`: its first
@@ -178,61 +307,109 @@ class thread_sampler {
     if (owner_ != nullptr && owner_ == owner && buffer_ != nullptr) buffer_->armed_cpu_ns = cpu_ns;
   }
 
-  /// Ends the sampled call of `owner`: disarms and hands back its samples. Another owner's call
-  /// (nested inside the sampled one) leaves the tick running and returns false.
+  /// Ends the sampled call of `owner`: ends its tick and hands back its samples. Another owner's
+  /// call (nested inside the sampled one) leaves the tick running and returns false.
   bool end(const void* owner, sampled_call& out) noexcept {
-    if (owner_ == nullptr || owner_ != owner) return false;
+    forget_if_ended_elsewhere();
+    if (buffer_ == nullptr || owner_ != owner) return false;
+    sample_buffer* b = std::exchange(buffer_, nullptr);
     owner_ = nullptr;
-    thread_sampling = sampler_stage::made;
-    tick_.disarm();  // a signal it raised was delivered on return
-    buffer_->armed.store(false, std::memory_order_relaxed);
-    const std::uint32_t n = buffer_->used.load(std::memory_order_acquire);
-    out.armed_cpu_ns = buffer_->armed_cpu_ns;
-    out.user_period_ns = buffer_->user_period_ns;
-    out.lost = buffer_->lost.load(std::memory_order_relaxed);
+    thread_sampling = sampler_stage::idle;
+    if (!seize(b, owner)) return false;
+    b->armed.store(false, std::memory_order_relaxed);
+    end_tick(b->tick);  // a signal it raised was delivered on return
+    const std::uint32_t n = b->used.load(std::memory_order_acquire);
+    out.armed_cpu_ns = b->armed_cpu_ns;
+    out.user_period_ns = b->user_period_ns;
+    out.lost = b->lost.load(std::memory_order_relaxed);
+    // Ticks the program kept from the handler (its own disposition set meanwhile, the signal
+    // blocked) were never counted: the time after the last sample is unknown, not the kernel's.
+    out.cut_short = out.lost != 0 || !holds_signal() || signal_blocked();
+    bool copied = true;
     WARMUP_TRY {
-      out.samples.assign(buffer_->samples, buffer_->samples + n);
+      out.samples.assign(b->samples, b->samples + n);
     } WARMUP_CATCH_ALL {
-      return false;
+      copied = false;
     }
-    return true;
+    sampler_state().give_back(b);
+    return copied;
   }
 
-  /// In a forked child: the parent's tick is not the child's (cpu_tick_source::forget); the
-  /// buffer is kept.
+  /// In a forked child: the parent's tick is not the child's (drop_inherited_ticks).
   void forget_after_fork() noexcept {
-    tick_.forget();
+    buffer_ = nullptr;
     owner_ = nullptr;
-    thread_sampling = sampler_stage::made;
-    if (buffer_ != nullptr) buffer_->armed.store(false, std::memory_order_relaxed);
+    thread_sampling = sampler_stage::idle;
   }
 
  private:
-  cpu_tick_source tick_;
+  /// A call of this thread's that another thread ended (its scope destroyed there) is no
+  /// longer this thread's to sample.
+  void forget_if_ended_elsewhere() noexcept {
+    if (buffer_ != nullptr && buffer_->owner.load(std::memory_order_acquire) != owner_) {
+      buffer_ = nullptr;
+      owner_ = nullptr;
+      thread_sampling = sampler_stage::idle;
+    }
+  }
+
   sample_buffer* buffer_ = nullptr;
   const void* owner_ = nullptr;
 };
 
 inline thread_sampler& my_sampler() noexcept {
   static thread_local thread_sampler s;
+  if (thread_sampling == sampler_stage::none) thread_sampling = sampler_stage::idle;
   return s;
 }
 
-/// The report's sampling line: the status set (off, or its interval), and what ticked.
-inline std::string sampling_line(std::string status) {
+/// Ends the sampling of `owner`'s call from a thread that is not the one it sampled (its scope
+/// destroyed there): the tick ends, and the samples, of the other thread's CPU, are dropped.
+/// True where there was one.
+inline bool end_elsewhere(const void* owner) noexcept {
+  sample_buffer* b = sampler_state().owned_by(owner);
+  if (b == nullptr || !seize(b, owner)) return false;
+  release(b);
+  return true;
+}
+
+/// In a forked child, holding the sampler's lock: every call sampled at the fork was the
+/// parent's; their ticks are dropped (drop_inherited_tick) and their buffers freed. The child
+/// counts its own sampled calls.
+inline void drop_inherited_ticks() noexcept {
+  sampler_shared& s = sampler_state();
+  s.calls_sampled.store(0, std::memory_order_relaxed);
+  const std::uint32_t n = s.made.load(std::memory_order_acquire);
+  for (std::uint32_t i = 0; i < n && i < sampler_shared::max_buffers; ++i) {
+    sample_buffer* b = s.buffers[i].load(std::memory_order_relaxed);
+    if (b == nullptr || b->owner.load(std::memory_order_relaxed) == nullptr) continue;
+    b->armed.store(false, std::memory_order_relaxed);
+    drop_inherited_tick(b->tick);
+    s.give_back(b, true);
+  }
+}
+
+/// The report's sampling line: the status set (off, or its interval), what ticked, and the
+/// samples lost to full buffers.
+inline std::string sampling_line(std::string status, std::uint64_t lost = 0) {
   if (status.rfind("every ", 0) != 0) return status;
   const sampler_shared& s = sampler_state();
   switch (s.used_tick.load(std::memory_order_relaxed)) {
     case tick_kind::task_clock:
-      return status + " (perf_event task clock; time in the kernel: [kernel])";
+      status += " (perf_event task clock; time in the kernel: [kernel])";
+      break;
     case tick_kind::cpu_timer: {
       const int refused = s.task_clock_refused.load(std::memory_order_relaxed);
-      return status + " (a timer on the thread's CPU clock, checked at the kernel's tick" +
-             (refused != 0 ? std::string(": perf_event_open refused, ") + std::strerror(refused) : std::string()) + ")";
+      status += " (a timer on the thread's CPU clock, checked at the kernel's tick" +
+                (refused != 0 ? std::string(": perf_event_open refused, ") + std::strerror(refused) : std::string()) + ")";
+      break;
     }
     case tick_kind::none:
       break;
   }
+  if (lost != 0)
+    status += "; " + std::to_string(lost) + " samples lost (a call keeps " + std::to_string(sample_buffer::capacity) +
+              "): their CPU time is unattributed";
   return status;
 }
 

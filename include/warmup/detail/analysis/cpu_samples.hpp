@@ -1,6 +1,7 @@
 /// @file
-/// @brief The CPU sampler's data (detail/analysis/cpu_sampler.hpp): a sample, a thread's buffer of them,
-/// and the process-wide state every copy of the library shares through the cause store.
+/// @brief The CPU sampler's data (detail/analysis/cpu_sampler.hpp): a sample, the buffer a sampled
+/// call keeps them in with the tick that fills it, and the process-wide state every copy of the
+/// library shares through the cause store.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
@@ -11,6 +12,8 @@
 #include <vector>
 
 #include <signal.h>
+#include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "warmup/config.hpp"
@@ -37,22 +40,46 @@ inline constexpr bool cpu_sampling_supported = true;
 inline constexpr bool cpu_sampling_supported = false;
 #endif
 
-/// What makes a thread's samples tick (detail/analysis/cpu_tick_source.hpp).
+/// The signal the tick raises. SIGURG, not SIGPROF: its default action is to ignore it, so a
+/// program that resets every disposition to the default (as daemons do) while a first call is
+/// sampled loses samples, never its life; and SIGPROF stays free for the program's own profilers
+/// (setitimer's). A program that receives out-of-band socket data keeps its own SIGURG handler:
+/// the library then leaves the signal alone and says so.
+inline constexpr int sample_signal = SIGURG;
+
+/// What makes a call's samples tick (detail/analysis/cpu_tick_source.hpp).
 enum class tick_kind : unsigned char { none, task_clock, cpu_timer };
 
-/// A thread's samples. Never freed: a signal raised before a timer's deletion may still name it.
+/// A tick as made: what the library needs to prove, before it touches a descriptor again, that
+/// the descriptor is still the event it opened (a program may have closed that number and
+/// opened a file of its own under it since).
+struct tick_handle {
+  tick_kind kind = tick_kind::none;
+  int fd = -1;              ///< the task clock's descriptor
+  std::uint64_t id = 0;     ///< the event's id (PERF_EVENT_IOC_ID), unique in the system
+  std::uint64_t dev = 0;    ///< the descriptor's file, as fstat saw it at the open
+  std::uint64_t ino = 0;
+  std::uint64_t period_ns = 0;
+  timer_t timer{};          ///< the CPU-clock timer
+};
+
+/// A sampled call's samples and its tick, from the call's start to its end. Never freed: a
+/// signal raised before the tick's end may still name it; reused by later calls.
 struct sample_buffer {
-  static constexpr std::uint64_t tag = 0x77726d7570736d32ull;  // "wrmupsm2": a buffer of this layout
+  static constexpr std::uint64_t tag = 0x77726d7570736d33ull;  // "wrmupsm3": a buffer of this layout
   static constexpr std::uint32_t capacity = 4096;             // 4 s of CPU at 1 ms
   std::uint64_t magic = tag;
   std::atomic<bool> armed{false};
   std::atomic<std::uint32_t> used{0};
-  std::atomic<std::uint32_t> lost{0};
-  std::atomic<int> fd{-1};         ///< the task clock's descriptor, whose signals carry it
-  std::uint64_t armed_cpu_ns = 0;  ///< the thread's CPU clock when the timer was armed
+  std::atomic<std::uint32_t> lost{0};  ///< ticks that found the buffer full
+  std::atomic<int> fd{-1};             ///< the task clock's descriptor, whose signals carry it
+  std::atomic<long> tid{0};            ///< the thread sampled (gettid), whose signals alone count
+  std::atomic<const void*> owner{nullptr};  ///< the call sampled (its site), nullptr: free
+  std::uint64_t armed_cpu_ns = 0;  ///< the thread's CPU clock when the tick was armed
   /// The task clock's period, where samples are taken in user mode only: the CPU time between
   /// two samples beyond one period was spent in the kernel. 0: samples stand for all CPU time.
   std::uint64_t user_period_ns = 0;
+  tick_handle tick;  ///< under the owner's hands only (the thread that took the buffer, or its end)
   cpu_sample samples[capacity]{};
 };
 
@@ -61,7 +88,10 @@ struct sampled_call {
   std::vector<cpu_sample> samples;
   std::uint64_t armed_cpu_ns = 0;    ///< the thread's CPU clock when the tick was armed
   std::uint64_t user_period_ns = 0;  ///< sample_buffer::user_period_ns
-  std::uint32_t lost = 0;
+  std::uint32_t lost = 0;            ///< ticks after the buffer filled
+  /// Ticks went uncounted (the buffer full, the signal blocked or taken by the program): the CPU
+  /// time after the last sample is unknown, not the kernel's.
+  bool cut_short = false;
 };
 
 /// The process's sampling state, shared by every copy of the library (it lives in the cause
@@ -69,18 +99,21 @@ struct sampled_call {
 /// handler checks a signal's value against before trusting it.
 struct sampler_shared {
   static constexpr std::uint32_t max_buffers = 1024;
+  /// Descriptors a sampled call leaves the program at least: below, sampling pauses.
+  static constexpr long descriptor_margin = 32;
   std::atomic<std::uint64_t> interval_ns{0};  ///< 0: off
   std::atomic<void (*)(int, siginfo_t*, void*)> handler{nullptr};
   std::atomic<sample_buffer*> buffers[max_buffers]{};
   std::atomic<std::uint32_t> made{0};
-  /// The tick the next thread's sampler asks for first: the task clock, unless a test wants
-  /// the fallback.
+  /// The tick the next call asks for first: the task clock, unless a test wants the fallback.
   std::atomic<tick_kind> preferred{tick_kind::task_clock};
-  /// The tick the latest sampler got, and the errno that refused the task clock (0 if none).
+  /// The tick the latest sampled call got, and the errno that refused the task clock (0 if none).
   std::atomic<tick_kind> used_tick{tick_kind::none};
   std::atomic<int> task_clock_refused{0};
-  std::mutex m;                     ///< guards `spare`
-  std::vector<sample_buffer*> spare;  ///< buffers of threads that ended, to reuse
+  std::atomic<std::uint64_t> calls_sampled{0};  ///< first calls whose tick was armed
+  std::mutex claim;                   ///< two threads claiming the signal at once install one handler
+  std::mutex m;                       ///< guards `spare`
+  std::vector<sample_buffer*> spare;  ///< buffers no call holds, to reuse
 
   bool known(const sample_buffer* b) const noexcept {
     const std::uint32_t n = made.load(std::memory_order_acquire);
@@ -89,31 +122,30 @@ struct sampler_shared {
     return false;
   }
 
-  /// The buffer whose task clock has the descriptor `fd` (for the signal handler), or nullptr.
-  sample_buffer* with_fd(int fd) const noexcept {
+  /// The buffer whose task clock has the descriptor `fd` and samples thread `tid` (for the
+  /// signal handler), or nullptr: a descriptor number alone may be a stale one's.
+  sample_buffer* with_fd(int fd, long tid) const noexcept {
     if (fd < 0) return nullptr;
     const std::uint32_t n = made.load(std::memory_order_acquire);
     for (std::uint32_t i = 0; i < n && i < max_buffers; ++i) {
       sample_buffer* b = buffers[i].load(std::memory_order_relaxed);
-      if (b != nullptr && b->fd.load(std::memory_order_relaxed) == fd) return b;
+      if (b != nullptr && b->fd.load(std::memory_order_relaxed) == fd && b->tid.load(std::memory_order_relaxed) == tid)
+        return b;
     }
     return nullptr;
   }
 
-  /// In a forked child: every task clock's descriptor counts a thread of the parent's; closed,
-  /// never disabled (the parent's event would stop too).
-  void close_inherited() noexcept {
+  /// The buffer sampling `owner`'s call, or nullptr (a call ended on a thread not its own).
+  sample_buffer* owned_by(const void* owner) const noexcept {
     const std::uint32_t n = made.load(std::memory_order_acquire);
     for (std::uint32_t i = 0; i < n && i < max_buffers; ++i) {
       sample_buffer* b = buffers[i].load(std::memory_order_relaxed);
-      if (b == nullptr) continue;
-      b->armed.store(false, std::memory_order_relaxed);
-      const int fd = b->fd.exchange(-1, std::memory_order_relaxed);
-      if (fd >= 0) (void)::close(fd);
+      if (b != nullptr && b->owner.load(std::memory_order_acquire) == owner) return b;
     }
+    return nullptr;
   }
 
-  /// A buffer for a thread: a spare one, or a new one (nullptr past `max_buffers` threads).
+  /// A free buffer: a spare one, or a new one (nullptr past `max_buffers` calls at once).
   sample_buffer* take() noexcept {
     WARMUP_TRY {
       std::lock_guard<std::mutex> lock(m);
@@ -124,6 +156,7 @@ struct sampler_shared {
       }
       const std::uint32_t i = made.load(std::memory_order_relaxed);
       if (i >= max_buffers) return nullptr;
+      spare.reserve(i + 1);  // give_back then never allocates
       auto* b = new (std::nothrow) sample_buffer;
       if (b == nullptr) return nullptr;
       buffers[i].store(b, std::memory_order_relaxed);
@@ -133,10 +166,20 @@ struct sampler_shared {
       return nullptr;
     }
   }
-  void give_back(sample_buffer* b) noexcept {
+  /// Frees a buffer whose tick is closed. `locked`: the caller holds `m` (a forked child).
+  void give_back(sample_buffer* b, bool locked = false) noexcept {
+    b->armed.store(false, std::memory_order_relaxed);
+    b->fd.store(-1, std::memory_order_relaxed);
+    b->tid.store(0, std::memory_order_relaxed);
+    b->tick = tick_handle{};
+    b->owner.store(nullptr, std::memory_order_release);
     WARMUP_TRY {
-      std::lock_guard<std::mutex> lock(m);
-      spare.push_back(b);
+      if (locked) {
+        spare.push_back(b);
+      } else {
+        std::lock_guard<std::mutex> lock(m);
+        spare.push_back(b);
+      }
     } WARMUP_CATCH_ALL {
     }  // a buffer not given back is a buffer leaked, no more
   }

@@ -65,6 +65,7 @@ struct cuda_state {
   /// Bumped when a device's events went stale (a reset): rings of older generations are dropped.
   std::array<std::atomic<unsigned>, max_devices> generation{};
   std::string why_unavailable;  // written once, before runtime becomes unavailable
+  std::mutex probe;             ///< one thread decides whether device timing is possible
 
   using primary_ctx_state_fn = CUresult(CUDAAPI*)(CUdevice, unsigned*, int*);
   using device_get_fn = CUresult(CUDAAPI*)(CUdevice*, int);
@@ -124,8 +125,7 @@ inline bool runtime_available() noexcept {
   if (st.closed.load(std::memory_order_acquire)) return false;
   const int r = st.runtime.load(std::memory_order_acquire);
   if (r != cuda_state::unknown) return r == cuda_state::available;
-  static std::mutex m;
-  std::lock_guard<std::mutex> lock(m);
+  std::lock_guard<std::mutex> lock(st.probe);
   if (st.runtime.load(std::memory_order_acquire) != cuda_state::unknown)
     return st.runtime.load() == cuda_state::available;
   if (st.forked_after_init.load(std::memory_order_relaxed)) {

@@ -16,7 +16,21 @@
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
-enum class notice_kind : unsigned { no_device, device_error, ring_full, negative_bytes, bad_setting, site_cap, attribution, cpu_sampling, rank, count };
+enum class notice_kind : unsigned {
+  no_device,
+  device_error,
+  ring_full,
+  negative_bytes,
+  bad_setting,
+  site_cap,
+  attribution,
+  cpu_sampling,     ///< sampling cannot run in this process
+  sampling_call,    ///< a first call went unsampled for a reason of its own (detail/analysis/cpu_sampler.hpp)
+  sampling_cut,     ///< a sampled call's ticks went uncounted
+  sampling_moved,   ///< a first call ended on a thread other than its own
+  rank,
+  count
+};
 
 class notices {
  public:

@@ -32,6 +32,7 @@
 #include "warmup/detail/io/trace.hpp"
 #include "warmup/detail/runtime/device_timer.hpp"
 #include "warmup/detail/runtime/environment.hpp"
+#include "warmup/detail/runtime/fork_locks.hpp"
 #include "warmup/detail/runtime/memory_probe.hpp"
 #include "warmup/detail/runtime/nvtx.hpp"
 #include "warmup/detail/runtime/registry.hpp"
@@ -101,31 +102,6 @@ inline bool register_report_at_exit() noexcept {
   return std::atexit(report_at_exit) == 0;
 }
 
-// The library's locks are held across fork() (taken in a fixed order, released in both
-// processes), so the child never inherits one locked by a thread it does not have. One list,
-// in the order taken; released in reverse.
-struct fork_lock {
-  void (*lock)() noexcept;
-  void (*unlock)() noexcept;
-};
-inline constexpr fork_lock fork_locks[] = {
-    {[]() noexcept { if (process_anchor* a = anchor()) a->copies_mutex.lock(); },
-     []() noexcept { if (process_anchor* a = anchor()) a->copies_mutex.unlock(); }},
-    {[]() noexcept { sites().lock(); }, []() noexcept { sites().unlock(); }},
-    {[]() noexcept { rings().lock(); }, []() noexcept { rings().unlock(); }},
-    {[]() noexcept { cause_records().lock(); }, []() noexcept { cause_records().unlock(); }},
-    {[]() noexcept { notice_board().lock(); }, []() noexcept { notice_board().unlock(); }},
-    {[]() noexcept { once().time.lock(); }, []() noexcept { once().time.unlock(); }},
-};
-
-inline void before_fork() noexcept {
-  for (const fork_lock& l : fork_locks) l.lock();
-}
-
-inline void release_fork_locks() noexcept {
-  for (std::size_t i = std::size(fork_locks); i-- > 0;) fork_locks[i].unlock();
-}
-
 inline void after_fork_in_parent() noexcept { release_fork_locks(); }
 
 /// The child has one thread, this one. Its sites keep their names (WARMUP_SCOPE statics point at
@@ -149,13 +125,22 @@ inline void after_fork_in_child() noexcept {
   cause_records().reset_locked();  // the parent's CUPTI is not the child's
   cause_records().collecting.store(false, std::memory_order_relaxed);
   cause_records().flush.store(nullptr, std::memory_order_relaxed);
-  if (thread_sampling != sampler_stage::none) my_sampler().forget_after_fork();  // POSIX timers are not inherited
-  sampler_state().close_inherited();  // task clocks are, counting the parent's threads
+  if (thread_sampling == sampler_stage::idle || thread_sampling == sampler_stage::armed)
+    my_sampler().forget_after_fork();
+  drop_inherited_ticks();  // the parent's: timers are not inherited, task clocks are
   release_fork_locks();
 }
 
 inline bool register_fork_handlers() noexcept {
   return pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) == 0;
+}
+
+/// This copy's own locks, registered by every copy after the process's (pthread_atfork takes
+/// the last registered first): taken before them, released after.
+inline bool register_copy_fork_handlers() noexcept {
+  constexpr std::size_t n = std::size(copy_fork_locks);
+  return pthread_atfork(take_fork_locks<copy_fork_locks, n>, release_fork_locks<copy_fork_locks, n>,
+                        release_fork_locks<copy_fork_locks, n>) == 0;
 }
 
 /// Where CUPTI's records go (from its buffer thread, or the flushing one).
@@ -228,8 +213,7 @@ inline bool this_copy_busy() noexcept { return busy_here(); }
 inline void ensure_started() noexcept {
   static std::atomic<bool> started{false};  // this copy
   if (started.load(std::memory_order_acquire)) return;
-  static std::mutex m;
-  std::lock_guard<std::mutex> lock(m);
+  std::lock_guard<std::mutex> lock(start_mutex());
   if (started.load(std::memory_order_relaxed)) return;
   (void)nvtx();  // NVTX's lazy initialisation races when user threads make the first call
   join_copies(measuring, sample_device, &this_copy_busy);
@@ -250,6 +234,7 @@ inline void ensure_started() noexcept {
       keep_this_copy_loaded();
     }
   }
+  (void)register_copy_fork_handlers();
   started.store(true, std::memory_order_release);
 }
 

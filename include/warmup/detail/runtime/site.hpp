@@ -30,28 +30,53 @@ namespace detail {
 inline bool hold_shard(site* s, shard_slot* slot) noexcept;  // detail/runtime/registry.hpp
 
 /// Arms the calling thread's CPU sampler for a first call of `owner` where sampling is on
-/// (settings.hpp, set_cpu_sampling). A reason it cannot be is said once, and stands in the
-/// report's header.
+/// (settings.hpp, set_cpu_sampling). A reason it cannot be is said once: one that holds for the
+/// process stands in the report's header too.
 inline void start_cpu_sampling(const void* owner) noexcept {
   cause_store& store = cause_records();
   const std::uint64_t every = store.sampler.interval_ns.load(std::memory_order_relaxed);
-  if (every == 0 || !cpu_sampling_supported) return;
-  const char* why = my_sampler().begin(owner, every);
-  if (why == nullptr) return;
-  if (notice_board().raised(notice_kind::cpu_sampling)) return;  // said once, with the status
+  if (every == 0 || !cpu_sampling_supported || thread_sampling == sampler_stage::gone) return;
+  const refusal r = my_sampler().begin(owner, every);
+  if (r == refusal::none) return;
+  const notice_kind kind = for_process(r) ? notice_kind::cpu_sampling : notice_kind::sampling_call;
+  if (notice_board().raised(kind)) return;  // said once
   WARMUP_TRY {
-    if (notice_board().raise(notice_kind::cpu_sampling, std::string("CPU sampling is off: ") + why))
-      store.set_sampling_status(std::string("off: ") + why);
+    const std::string why = refusal_text(r);
+    if (!for_process(r)) {
+      notice_board().raise(kind, "CPU sampling skipped a first call: " + why);
+      return;
+    }
+    const std::uint64_t before = store.sampler.calls_sampled.load(std::memory_order_relaxed);
+    if (before == 0) {
+      if (notice_board().raise(kind, "CPU sampling is off: " + why)) store.set_sampling_status("off: " + why);
+      return;
+    }
+    const std::string stopped = "stopped after " + std::to_string(before) + " sampled first calls: " + why;
+    if (notice_board().raise(kind, "CPU sampling " + stopped)) store.set_sampling_status(stopped);
   } WARMUP_CATCH_ALL {
   }
 }
 
-/// Ends the sampling of `owner`'s first call, if this thread samples it: its samples go to the store.
+/// Ends the sampling of `owner`'s first call: its samples go to the store where this thread
+/// sampled it; a call begun on another thread only has its tick ended.
 inline void stop_cpu_sampling(const void* owner) noexcept {
-  if (thread_sampling != sampler_stage::armed) return;
   WARMUP_TRY {
-    sampled_call call;
-    if (my_sampler().end(owner, call)) cause_records().add_samples(this_thread_id(), call);
+    if (thread_sampling == sampler_stage::armed) {
+      sampled_call call;
+      if (my_sampler().end(owner, call)) {
+        cause_records().add_samples(this_thread_id(), call);
+        if (call.cut_short && !notice_board().raised(notice_kind::sampling_cut))
+          notice_board().raise(notice_kind::sampling_cut,
+                               call.lost != 0 ? "a first call's CPU samples filled its buffer (" +
+                                                    std::to_string(sample_buffer::capacity) +
+                                                    "): its CPU time after the last kept is unattributed"
+                                              : "a sampled first call's ticks stopped reaching the sampler (SIGURG "
+                                                "blocked or taken by the program): its CPU time after the last "
+                                                "sample is unattributed");
+        return;
+      }
+    }
+    if (sampler_state().made.load(std::memory_order_relaxed) != 0) (void)end_elsewhere(owner);
   } WARMUP_CATCH_ALL {
   }
 }
@@ -61,6 +86,7 @@ inline void stop_cpu_sampling(const void* owner) noexcept {
 struct cold_calls {
   static constexpr std::size_t kept = 16;  ///< calls after idling kept, the latest
   std::mutex m;
+  std::uint64_t begun_on = 0;  ///< the thread the first call began on
   thread_usage before;
   objects_mark objects_before;
   std::optional<bool> context_existed;
@@ -125,6 +151,7 @@ WARMUP_DETAIL_RUNTIME void site::first_call_begins(bool device_timed) noexcept {
     c->objects_before = mark_objects();
     if (cause_records().collecting.load(std::memory_order_relaxed))
       cause_records().open_first_call(this_thread_id(), ns_since_epoch(clock::now()));
+    c->begun_on = this_thread_id();
     c->before = read_thread_usage();  // the listing above is not the call's
     start_cpu_sampling(this);  // after: the samples' CPU time lies within `before`..`after`
   } WARMUP_CATCH_ALL {
@@ -144,7 +171,7 @@ WARMUP_DETAIL_RUNTIME void site::first_call_clock_starts() noexcept {
 WARMUP_DETAIL_RUNTIME void site::cold_call_ends(std::uint64_t index, std::uint64_t start, std::uint64_t stop, bool after_idle) noexcept {
   // The thread's CPU clock first, as the call's clock stopped just before; then the sampler
   // (a sample landing meanwhile stands for a few microseconds of the library's own).
-  const thread_usage after = index == 0 ? read_thread_usage() : thread_usage{};
+  thread_usage after = index == 0 ? read_thread_usage() : thread_usage{};
   if (index == 0) stop_cpu_sampling(this);
   const busy_section busy;
   // In steady-clock ns, as CUPTI's records are: converted over the call's own length, from a
@@ -159,6 +186,15 @@ WARMUP_DETAIL_RUNTIME void site::cold_call_ends(std::uint64_t index, std::uint64
     if (c == nullptr) return;
     cold_window w{start_ns, stop_ns, this_thread_id()};
     std::lock_guard<std::mutex> lock(c->m);
+    if (index == 0 && c->before.ok && c->begun_on != w.thread) {
+      // Ended on another thread (its scope moved there): the two threads' CPU clocks and
+      // fault counts do not subtract.
+      after.ok = false;
+      if (!notice_board().raised(notice_kind::sampling_moved))
+        notice_board().raise(notice_kind::sampling_moved,
+                             "the first call of '" + name + "' ended on a thread other than the one it began on: "
+                             "its CPU time, faults and CPU samples are not known");
+    }
     if (index == 0 && c->before.ok && after.ok) {
       w.cpu_start_ns = c->before.cpu_ns;
       w.cpu_end_ns = after.cpu_ns;

@@ -377,7 +377,7 @@ WARMUP_DETAIL_RUNTIME report snapshot(device_wait wait) {
   r.identity = detail::identity_now();
   if (const auto flush = detail::cause_records().flush.load(std::memory_order_acquire)) flush();
   r.attribution_source = detail::cause_records().source_now();
-  r.cpu_sampling = detail::sampling_line(detail::cause_records().sampling_status());
+  r.cpu_sampling = detail::sampling_line(detail::cause_records().sampling_status(), detail::cause_records().samples_lost());
   r.module_loading = detail::module_loading_mode();
   r.jit_cache = detail::jit_cache_settings();
   r.device = detail::describe_device(r.device_status);
