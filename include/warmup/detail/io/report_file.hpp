@@ -80,31 +80,6 @@ WARMUP_END_NAMESPACE
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
-/// The format whose extension ends `path`, in any case, the longest that does (".trace.json"
-/// before ".json"); nullptr where none does. For `WARMUP_REPORT` and `warmup-report show -o`.
-inline const report_format_info* format_for_path(std::string_view path) noexcept {
-  const auto ends_with_any_case = [&](std::string_view ext) {
-    if (path.size() < ext.size()) return false;
-    for (std::size_t i = 0; i < ext.size(); ++i) {
-      char c = path[path.size() - ext.size() + i];
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-      if (c != ext[i]) return false;
-    }
-    return true;
-  };
-  const report_format_info* found = nullptr;
-  for (const report_format_info& f : report_formats)
-    if (ends_with_any_case(f.extension) && (found == nullptr || f.extension.size() > found->extension.size())) found = &f;
-  return found;
-}
-
-/// "'.txt', '.json', ...": the extensions that pick a format, for messages.
-inline std::string format_extensions() {
-  std::string out;
-  for (const report_format_info& f : report_formats) out += (out.empty() ? "" : ", ") + std::string(f.extension);
-  return out;
-}
-
 /// The one reading of a path's placeholders, left to right, so that `%%` is a percent sign
 /// and the character after it is text: `y%%r.json` is the fixed path `y%r.json`, with no rank
 /// in it. Calls `text(c)` for each character written as it stands (one '%' for a `%%`) and
