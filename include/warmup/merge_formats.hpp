@@ -186,10 +186,6 @@ inline std::string to_svg(const merged_report& m) {
 
 namespace detail {
 
-inline bool has_extension(std::string_view path, std::string_view ext) noexcept {
-  return path.size() >= ext.size() && path.substr(path.size() - ext.size()) == ext;
-}
-
 /// A merged report in format `f`; empty for a trace (a merge keeps no timeline).
 inline std::optional<std::string> merged_text(const merged_report& m, report_format f) {
   switch (f) {
@@ -204,14 +200,18 @@ inline std::optional<std::string> merged_text(const merged_report& m, report_for
   return os.str();
 }
 
-/// A merged report in the format a destination's extension names: `.json`, `.csv`, `.svg`,
-/// anything else the table (the tool's `-o`).
+/// The format a merged report or a comparison takes at `destination`, by the one rule for a
+/// path's format (`format_for_path`: its extension, in any case): `.json`, `.csv`, `.svg`; a
+/// `.trace.json` its JSON, as neither keeps a timeline; anything else the table (the tool's `-o`).
+inline report_format merged_format_for(std::string_view destination) noexcept {
+  const report_format_info* f = format_for_path(destination);
+  if (f == nullptr) return report_format::table;
+  return f->format == report_format::trace ? report_format::json : f->format;
+}
+
+/// A merged report in the format its destination's extension names (`merged_format_for`).
 inline std::string merged_text_for(std::string_view destination, const merged_report& m) {
-  const report_format f = has_extension(destination, ".json")  ? report_format::json
-                          : has_extension(destination, ".csv") ? report_format::csv
-                          : has_extension(destination, ".svg") ? report_format::svg
-                                                               : report_format::table;
-  return *merged_text(m, f);
+  return *merged_text(m, merged_format_for(destination));
 }
 
 }  // namespace detail

@@ -12,6 +12,10 @@
 #include <string>
 #include <string_view>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "warmup/detail/io/json_parse.hpp"
 #include "warmup/detail/io/json_read.hpp"
 #include "warmup/json.hpp"
@@ -87,22 +91,38 @@ inline std::optional<merged_report> read_merged(std::string_view json, std::stri
   return detail::read_document<merged_report>(json, merged_json_schema, error);
 }
 
-/// @brief The whole of a file, or empty with `error` naming the file and the system's reason.
+/// @brief The whole of a regular file, or empty with `error` naming the file and the reason.
+/// Anything else (a FIFO, a device, a directory) is refused at once: it is opened without
+/// blocking and asked what it is before a byte is read, so a FIFO nobody writes never hangs
+/// the reader.
 /// \code
 ///   std::string error;
 ///   const std::optional<std::string> text = warmup::read_text_file("report.json", error);
 /// \endcode
 inline std::optional<std::string> read_text_file(const std::string& path, std::string& error) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return error = path + ": " + std::strerror(errno), std::nullopt;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return error = path + ": " + std::strerror(errno), std::nullopt;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const char* what = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory"
+                       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a file";
+    ::close(fd);
+    return error = path + ": not a regular file (" + what + "); a report is read from a file", std::nullopt;
+  }
   std::string text;
   char buf[1 << 16];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) != 0) text.append(buf, n);
-  const bool bad = std::ferror(f) != 0;
-  const int saved = errno;
-  std::fclose(f);
-  if (bad) return error = path + ": " + std::strerror(saved), std::nullopt;
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int saved = errno;
+      ::close(fd);
+      return error = path + ": " + std::strerror(saved), std::nullopt;
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
   return text;
 }
 

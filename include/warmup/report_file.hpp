@@ -68,6 +68,36 @@ constexpr bool formats_in_order() noexcept {
 }  // namespace detail
 static_assert(detail::formats_in_order(), "warmup: report_formats lists every report_format, in order");
 
+namespace detail {
+
+/// The format whose extension ends `path`, in any case, the longest that does (".trace.json"
+/// before ".json"); nullptr where none does. The one rule for a path's format: `WARMUP_REPORT`,
+/// `write_report` and every `-o` of `warmup-report` read it here.
+inline const report_format_info* format_for_path(std::string_view path) noexcept {
+  const auto ends_with_any_case = [&](std::string_view ext) {
+    if (path.size() < ext.size()) return false;
+    for (std::size_t i = 0; i < ext.size(); ++i) {
+      char c = path[path.size() - ext.size() + i];
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      if (c != ext[i]) return false;
+    }
+    return true;
+  };
+  const report_format_info* found = nullptr;
+  for (const report_format_info& f : report_formats)
+    if (ends_with_any_case(f.extension) && (found == nullptr || f.extension.size() > found->extension.size())) found = &f;
+  return found;
+}
+
+/// "'.txt', '.json', ...": the extensions that pick a format, for messages.
+inline std::string format_extensions() {
+  std::string out;
+  for (const report_format_info& f : report_formats) out += (out.empty() ? "" : ", ") + std::string(f.extension);
+  return out;
+}
+
+}  // namespace detail
+
 /// @brief Where one report goes: a standard stream or a file, and in which format.
 /// \code
 ///   std::vector<warmup::report_destination> ds;

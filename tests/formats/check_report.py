@@ -176,10 +176,19 @@ def names_from(fmt, text):
     raise SystemExit(f"unknown format {fmt}")
 
 
+NAME_BYTES, SLICE_BYTES = 4096, 256  # a site's name kept; the part of it on each trace slice
+
+
+def cut(name, limit):
+    """`name`'s first `limit` bytes of UTF-8, never half a character."""
+    return name.encode("utf-8", "surrogatepass")[:limit].decode("utf-8", "ignore")
+
+
 def check_hostile(fmt, program):
     text = run([program, fmt])
     names = names_from(fmt, text)
     for label, name in HOSTILE:
+        name = cut(name, SLICE_BYTES if fmt == "trace" else NAME_BYTES)
         if fmt == "svg":
             # Panels show names cut to fit and control characters replaced: the start must be there.
             start = name.replace("\x00", "\ufffd")[:10]

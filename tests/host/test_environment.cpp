@@ -2,6 +2,7 @@
 // and what it falls back to, and changes nothing.
 #include "catch.hpp"
 
+#include <cctype>
 #include <map>
 #include <string>
 #include <vector>
@@ -92,6 +93,53 @@ TEST_CASE("WARMUP_CPU_SAMPLING: on, off, or microseconds in range") {
     CHECK(mentions(e, "WARMUP_CPU_SAMPLING="));
     CHECK(mentions(e, "CPU sampling stays off"));
   }
+}
+
+namespace {
+// Every field of what the environment asks for, to compare two readings whole.
+bool same(const environment_settings& a, const environment_settings& b) {
+  return a.enable == b.enable && a.every_call == b.every_call && a.attribution == b.attribution && a.idle_ms == b.idle_ms &&
+         a.timeline_calls == b.timeline_calls && a.cpu_sampling_us == b.cpu_sampling_us && a.clock_steady == b.clock_steady;
+}
+}  // namespace
+
+TEST_CASE("every on/off variable takes every spelling of on and off, in any case") {
+  // The spellings in lower case, upper case, and mixed both ways ("On", "oN", "TrUe", "tRuE").
+  const auto casings = [](const std::string& w) {
+    std::string up = w, mixed_up = w, mixed_low = w;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      const char u = static_cast<char>(std::toupper(static_cast<unsigned char>(w[i])));
+      up[i] = u;
+      (i % 2 == 0 ? mixed_up : mixed_low)[i] = u;
+    }
+    return std::vector<std::string>{w, up, mixed_up, mixed_low};
+  };
+  int on_off_variables = 0;
+  // Found from the table of every variable, so that a new on/off variable is tried too: one whose
+  // "on" and "off" read as two different, accepted settings.
+  for (const warmup::detail::setting_variable& v : warmup::detail::variables) {
+    const std::string name(v.name);
+    const auto on = read({{name, "on"}}), off = read({{name, "off"}});
+    if (!on.messages.empty() || !off.messages.empty() || same(on, off)) continue;
+    ++on_off_variables;
+    for (const auto& [spellings, meant] : {std::pair{std::vector<std::string>{"1", "on", "true", "yes"}, &on},
+                                           std::pair{std::vector<std::string>{"0", "off", "false", "no"}, &off}})
+      for (const std::string& word : spellings)
+        for (const std::string& spelled : casings(word)) {
+          CAPTURE(name, spelled);
+          const auto e = read({{name, spelled}});
+          CHECK(e.messages.empty());
+          CHECK(same(e, *meant));
+        }
+    // Near misses stay refused, and the message says any case is taken.
+    for (const char* bad : {"onn", "y", "tru", "O N", "enabled"}) {
+      CAPTURE(name, bad);
+      const auto e = read({{name, bad}});
+      CHECK(e.messages.size() == 1);
+      CHECK(same(e, read({})));
+    }
+  }
+  CHECK(on_off_variables == 3);  // WARMUP_ENABLE, WARMUP_ATTRIBUTION, WARMUP_CPU_SAMPLING
 }
 
 TEST_CASE("WARMUP_CLOCK: steady or auto; anything else keeps the cycle counter where trusted") {

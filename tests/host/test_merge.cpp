@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "warmup/compare.hpp"
 #include "warmup/detail/io/rank_wire.hpp"
 #include "warmup/merge.hpp"
@@ -414,4 +417,28 @@ TEST_CASE("the MPI wire format: fixed sizes, long names kept apart, bad bytes re
   bad = bytes;
   bad[256 + 48] = 200;  // an operation kind that does not exist
   CHECK_FALSE(d::decode(bad.data(), bad.size(), back));
+}
+
+TEST_CASE("a merged report's or a comparison's format: WARMUP_REPORT's rule, the extension in any case") {
+  using warmup::report_format;
+  using warmup::detail::merged_format_for;
+  for (const char* p : {"m.json", "M.JSON", "out/m.Json", "m.trace.json", "m.TRACE.JSON"}) CHECK(merged_format_for(p) == report_format::json);
+  for (const char* p : {"m.csv", "M.CSV"}) CHECK(merged_format_for(p) == report_format::csv);
+  for (const char* p : {"x2.svg", "X2.SVG"}) CHECK(merged_format_for(p) == report_format::svg);
+  for (const char* p : {"-", "m.txt", "M.TXT", "m", "m.jsonx", "json"}) CHECK(merged_format_for(p) == report_format::table);
+}
+
+TEST_CASE("only a regular file is read back: a FIFO, a device or a directory is refused at once") {
+  char dir[] = "/tmp/warmup-read-XXXXXX";
+  REQUIRE(::mkdtemp(dir) != nullptr);
+  const std::string fifo = std::string(dir) + "/fifo.json";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  for (const std::string& path : {fifo, std::string("/dev/null"), std::string(dir)}) {
+    CAPTURE(path);
+    std::string error;
+    CHECK_FALSE(warmup::read_text_file(path, error));  // a FIFO nobody writes: no wait
+    CHECK(error.find(path + ": not a regular file") == 0);
+  }
+  ::unlink(fifo.c_str());
+  ::rmdir(dir);
 }

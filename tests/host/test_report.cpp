@@ -386,3 +386,67 @@ TEST_CASE("notes: 'too few calls' only where more calls would help") {
   s.host.cold_recurrences = 2;
   CHECK(says());
 }
+
+TEST_CASE("CSV: a text cell a spreadsheet would run as a formula is written as text; figures stay numbers") {
+  warmup::report r = sample_report();
+  const std::vector<std::string> formulas = {"=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(A1:A2)", "\tx", "\rx"};
+  for (const std::string& f : formulas) {
+    warmup::site_report s;
+    s.name = f;
+    s.op = warmup::op_kind::region;
+    s.calls = s.host.calls = 2;
+    s.host.first = 1ms;
+    s.host.first_call_excess = -1234ns;  // a first call faster than the p50: a negative figure
+    r.sites.push_back(s);
+  }
+  const std::string csv = warmup::to_csv(r);
+  // OWASP's rule: a ' before the cell, and the cell quoted.
+  CHECK(csv.find("\r\n\"'=cmd|' /C calc'!A0\",region,2,") != std::string::npos);
+  CHECK(csv.find("\r\n\"'+1+1\",region,") != std::string::npos);
+  CHECK(csv.find("\r\n\"'-2+3\",region,") != std::string::npos);
+  CHECK(csv.find("\r\n\"'@SUM(A1:A2)\",region,") != std::string::npos);
+  CHECK(csv.find("\r\n\"'\tx\",region,") != std::string::npos);
+  CHECK(csv.find("\r\n\"'\rx\",region,") != std::string::npos);
+  // No line starts with a formula, and the library's own negative figure is a bare number.
+  for (const char* bad : {"\n=", "\n+", "\n-", "\n@", ",=", ",+", ",@", ",'-1234"}) CHECK(csv.find(bad) == std::string::npos);
+  CHECK(csv.find(",-1234,") != std::string::npos);
+  CHECK(csv.find("\r\nonce,context,1,") != std::string::npos);  // a plain name as it was
+}
+
+TEST_CASE("a site name is kept to 4 KiB, cut on a character boundary and said once; the trace names it once per track") {
+  // 2 bytes, then 3-byte characters: a cut at 4096 bytes would fall inside one.
+  std::string euros = "ab";
+  while (euros.size() < (1u << 20)) euros += "\xE2\x82\xAC";
+  const std::string long_ascii(8u << 20, 'y');  // 8 MiB
+  for (int i = 0; i < 3; ++i) {
+    warmup::region_scope a{euros};
+    warmup::region_scope b{std::string_view{long_ascii}};
+  }
+  const warmup::report r = warmup::snapshot();
+  const warmup::site_report* e = r.find(warmup::op_kind::region, euros.substr(0, 4094));
+  const warmup::site_report* y = r.find(warmup::op_kind::region, std::string(4096, 'y'));
+  REQUIRE(e != nullptr);
+  REQUIRE(y != nullptr);
+  CHECK(e->name.size() == 4094);  // 2 + 1364 whole characters: no byte of the 1365th
+  CHECK(e->calls == 3);
+  CHECK(y->calls == 3);
+  const auto said = std::count_if(r.notices.begin(), r.notices.end(),
+                                  [](const std::string& n) { return n.find("a site name of ") == 0; });
+  CHECK(said == 1);
+  const auto notice = std::find_if(r.notices.begin(), r.notices.end(),
+                                   [](const std::string& n) { return n.find("a site name of ") == 0; });
+  REQUIRE(notice != r.notices.end());
+  // The first long name met: its length as given, and its beginning.
+  CHECK(notice->find("of 1048577 bytes cut to its first 4094") != std::string::npos);
+  CHECK(notice->find("'ab\xE2\x82\xAC\xE2\x82\xAC") != std::string::npos);
+  // The trace: the whole name once per track, a slice its first 256 bytes.
+  warmup::report only = r;
+  only.sites = {*y};
+  const std::string trace = warmup::to_trace(only);
+  CHECK(trace.find("\"name\":\"region: " + std::string(4096, 'y') + "\"") != std::string::npos);
+  CHECK(trace.find("\"name\":\"" + std::string(256, 'y') + "\",\"cat\":\"region\"") != std::string::npos);
+  CHECK(trace.size() < 4096 + y->timeline.size() * 600 + 1000);
+  warmup::report named_y = only;
+  named_y.sites[0].name = "y";
+  CHECK(warmup::to_csv(only).size() == warmup::to_csv(named_y).size() + 4095);  // the name once, 4 KiB
+}

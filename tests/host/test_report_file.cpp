@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "warmup/profile.hpp"
+#include "warmup/detail/io/report_file.hpp"
 
 namespace {
 
@@ -205,4 +206,48 @@ TEST_CASE("every report format is picked by its extension and by its name, and w
     CHECK(error.find(std::string(f.extension)) != std::string::npos);
     CHECK(error.find(":" + std::string(f.name)) != std::string::npos);
   }
+}
+
+TEST_CASE("an escaped %% places nothing: ranks and forked children still get files of their own") {
+  scratch_dir d;
+  warmup::report r;
+  r.identity.pid = 4242;
+  using warmup::detail::write_report_to;
+  // y%%r.json is the fixed path y%r.json: rank 3 tags it as it tags any path without %r, so it
+  // never writes over rank 0's file.
+  r.identity.rank = 0;
+  CHECK(write_report_to(r, d.path + "/y%%r.json", false, warmup::detail::spec_errors::say));
+  r.identity.rank = 3;
+  CHECK(write_report_to(r, d.path + "/y%%r.json", false, warmup::detail::spec_errors::say));
+  // z%%p.json from a forked child: the child's pid goes in, the parent's file stays whole.
+  r.identity.rank.reset();
+  CHECK(write_report_to(r, d.path + "/z%%p.json", false, warmup::detail::spec_errors::say));
+  CHECK(write_report_to(r, d.path + "/z%%p.json", true, warmup::detail::spec_errors::say));
+  CHECK(entries_of(d.path) == std::vector<std::string>{"y%r.3.json", "y%r.json", "z%p.4242.json", "z%p.json"});
+  // %%%r: a percent sign, then the rank.
+  r.identity.rank = 5;
+  CHECK(warmup::detail::file_tag("w%%%r.json", r.identity, false).empty());
+  CHECK(warmup::detail::expand_placeholders("w%%%r.json", r.identity) == "w%5.json");
+}
+
+TEST_CASE("a FIFO a placeholder names is written in place, never replaced by a file") {
+  scratch_dir d;
+  warmup::report r;
+  r.identity.rank = 0;
+  r.identity.pid = 77;
+  const std::string fifo = d.path + "/pipe_r0.json";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // A reader that never blocks: opened before the writer, read after it.
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  REQUIRE(reader >= 0);
+  CHECK(warmup::detail::write_report_to(r, d.path + "/pipe_r%r.json", false, warmup::detail::spec_errors::say));
+  struct stat st {};
+  REQUIRE(::lstat(fifo.c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));
+  std::string got;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(reader, buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+  ::close(reader);
+  CHECK(got == warmup::to_json(r) + "\n");
+  CHECK(entries_of(d.path) == std::vector<std::string>{"pipe_r0.json"});
 }

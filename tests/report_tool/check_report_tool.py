@@ -40,11 +40,11 @@ def program(name, *args, rank=None, size=None):
     return path
 
 
-def run(*args, env=None):
+def run(*args, env=None, timeout=120):
     try:
-        p = subprocess.run([tool, *args], capture_output=True, text=True, env=env or env_for(), timeout=120)
+        p = subprocess.run([tool, *args], capture_output=True, text=True, env=env or env_for(), timeout=timeout)
     except subprocess.TimeoutExpired:
-        return -1, "", f"warmup-report {' '.join(args)}: still running after 120 s (blocked?)"
+        return -1, "", f"warmup-report {' '.join(args)}: still running after {timeout} s (blocked?)"
     return p.returncode, p.stdout, p.stderr
 
 
@@ -354,6 +354,35 @@ rc, out, err = run("merge", os.path.join(work, "base.json"), os.path.join(work, 
 check(rc == 0 and "numbered by input order" in out, "reports with no rank: numbered by input order, said")
 rc, out, err = run("merge", merged, "-o", "/nonexistent-dir/out.json")
 check(rc == 2 and "/nonexistent-dir/out.json" in err, "an output that cannot be written: named, exit 2")
+
+# One rule for a path's format, WARMUP_REPORT's: the extension in any case.
+def json_of(path):
+    """The JSON document in `path`, or None where it holds none (the table, say)."""
+    try:
+        return json.load(open(path))
+    except (OSError, ValueError):
+        return None
+
+
+upper = {x: os.path.join(work, x) for x in ("M.JSON", "C.JSON", "X2.SVG", "M.Csv")}
+rc, out, err = run("merge", "-o", upper["M.JSON"], "-o", upper["M.Csv"], *ranks)
+check(rc == 0 and (json_of(upper["M.JSON"]) or {}).get("sites") == m["sites"]
+      and open(upper["M.Csv"]).read() == open(os.path.join(work, "merged.csv")).read(),
+      "merge -o M.JSON, -o M.Csv: the merged JSON and CSV, as .json and .csv")
+rc, out, err = run("compare", "-o", upper["C.JSON"], base, same)
+check(rc == 0 and (json_of(upper["C.JSON"]) or {}).get("schema") == "warmup.compare/1", "compare -o C.JSON: the comparison's JSON")
+rc, out, err = run("show", merged, "-o", upper["X2.SVG"])
+check(rc == 0 and open(upper["X2.SVG"]).read() == open(os.path.join(work, "merged.svg")).read(),
+      "show merged.json -o X2.SVG: the merged SVG, as .svg")
+
+# An input that is no regular file is refused at once: a FIFO nobody writes never blocks.
+lone_fifo = os.path.join(work, "fifo.json")
+os.mkfifo(lone_fifo)
+for args in (("show", lone_fifo), ("compare", base, lone_fifo), ("compare", lone_fifo, base), ("merge", ranks[0], lone_fifo),
+             ("show", d), ("show", "/dev/null")):
+    rc, out, err = run(*args, timeout=20)
+    check(rc == 2 and "not a regular file" in err and "Traceback" not in err,
+          f"{' '.join(os.path.basename(a) for a in args)}: refused at once, exit 2 ({err.strip()[:120]})")
 
 # The tool is built with WARMUP_DISABLE: a WARMUP_REPORT in its environment writes nothing.
 trap = os.path.join(work, "tool_report.json")

@@ -46,10 +46,12 @@ const char* const usage_text =
     "show     one report (or merged report) as a table, or with -o in the formats WARMUP_REPORT\n"
     "         writes at exit: .txt, .json, .csv, .trace.json (one report only), .svg.\n"
     "\n"
-    "-o FILE  writes the result to FILE, in the format its extension names (.json, .csv, .svg\n"
-    "         for merge; .json for compare; anything else: the table; show refuses any other\n"
-    "         extension); '-' is the table on standard output. Without -o, the table goes to\n"
-    "         standard output.\n"
+    "-o FILE  writes the result to FILE, in the format its extension names, in any case (.json,\n"
+    "         .csv, .svg for merge; .json for compare; anything else: the table; show refuses any\n"
+    "         other extension); '-' is the table on standard output. Without -o, the table goes\n"
+    "         to standard output.\n"
+    "Inputs are regular files (or, for merge, directories of them): a FIFO or a device is\n"
+    "refused at once, never waited on.\n"
     "Exit status: 0 done (no regression), 1 regression (compare), 2 bad usage or input; a merge\n"
     "with unreadable inputs still merges the rest, says which were left out, and exits 2.\n";
 
@@ -89,7 +91,7 @@ bool expand_inputs(const std::vector<std::string>& args, std::vector<std::string
       std::vector<std::string> found;
       while (const dirent* e = ::readdir(dir)) {
         const std::string name = e->d_name;
-        if (!ends_with(name, ".json") || name[0] == '.') continue;
+        if (name[0] == '.' || warmup::detail::merged_format_for(name) != warmup::report_format::json) continue;
         const std::string path = a + (ends_with(a, "/") ? "" : "/") + name;
         // A FIFO or device planted among the reports would block the merge: regular files only.
         struct stat entry {};
@@ -231,9 +233,11 @@ int compare_command(const std::vector<std::string>& outputs, const std::vector<s
   const warmup::comparison c = warmup::compare(*base, *now, o);
   bool written = true;
   for (const std::string& out : outputs) {
+    // The format a merged report would take there (any case): JSON, or else the table.
+    const bool json = warmup::detail::merged_format_for(out) == warmup::report_format::json;
     std::ostringstream table;
-    if (!ends_with(out, ".json")) warmup::print(c, table);
-    written = write_output(out, ends_with(out, ".json") ? warmup::to_json(c) + '\n' : table.str()) && written;
+    if (!json) warmup::print(c, table);
+    written = write_output(out, json ? warmup::to_json(c) + '\n' : table.str()) && written;
   }
   if (outputs.empty()) warmup::print(c, std::cout);
   if (!written) return exit_error;

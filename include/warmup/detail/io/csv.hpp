@@ -27,15 +27,20 @@ class csv_row {
   csv_row(const csv_row&) = delete;
   csv_row& operator=(const csv_row&) = delete;
 
-  /// A field, quoted when it holds a comma, a quote or a line break (quotes doubled).
+  /// A text field, quoted when it holds a comma, a quote or a line break (quotes doubled). One a
+  /// spreadsheet would run as a formula (it starts with =, +, -, @, a tab or a carriage return:
+  /// OWASP's rule against CSV injection) gets a ' before it, and is quoted. Figures never come
+  /// here (cell() writes them), so a negative one stays a number.
   void text(std::string_view s) {
     sep();
     const std::string v = repair_utf8(s, controls::keep_line_breaks);
-    if (v.find_first_of(",\"\r\n") == std::string::npos) {
+    const bool formula = !v.empty() && std::string_view("=+-@\t\r").find(v.front()) != std::string_view::npos;
+    if (!formula && v.find_first_of(",\"\r\n") == std::string::npos) {
       out_ += v;
       return;
     }
     out_ += '"';
+    if (formula) out_ += '\'';
     for (char c : v) {
       if (c == '"') out_ += '"';
       out_ += c;

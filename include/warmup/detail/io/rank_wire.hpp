@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "warmup/detail/io/text.hpp"
 #include "warmup/merge.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -56,17 +57,10 @@ inline std::uint64_t fnv1a(std::string_view s) noexcept {
   return h;
 }
 
-/// The longest prefix of `s` of at most `n` bytes that ends at a character boundary.
-inline std::size_t utf8_prefix(std::string_view s, std::size_t n) noexcept {
-  if (s.size() <= n) return s.size();
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  return n;
-}
-
 template <std::size_t N>
 void put_text(char (&out)[N], std::string_view s) noexcept {
   std::memset(out, 0, N);
-  std::memcpy(out, s.data(), utf8_prefix(s, N - 1));
+  std::memcpy(out, s.data(), utf8_prefix(s, N - 1).size());
 }
 
 template <std::size_t N>
@@ -81,7 +75,7 @@ inline void put_name(char (&out)[104], std::string_view name) noexcept {
   char tail[24];
   std::snprintf(tail, sizeof tail, "...#%013llx", static_cast<unsigned long long>(fnv1a(name) & 0xFFFFFFFFFFFFFull));
   std::memset(out, 0, sizeof out);
-  const std::size_t keep = utf8_prefix(name, 86);
+  const std::size_t keep = utf8_prefix(name, 86).size();
   std::memcpy(out, name.data(), keep);
   std::memcpy(out + keep, tail, std::strlen(tail));
 }

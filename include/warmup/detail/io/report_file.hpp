@@ -80,78 +80,65 @@ WARMUP_END_NAMESPACE
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
-/// The format whose extension ends `path`, in any case, the longest that does (".trace.json"
-/// before ".json"); nullptr where none does. For `WARMUP_REPORT` and `warmup-report show -o`.
-inline const report_format_info* format_for_path(std::string_view path) noexcept {
-  const auto ends_with_any_case = [&](std::string_view ext) {
-    if (path.size() < ext.size()) return false;
-    for (std::size_t i = 0; i < ext.size(); ++i) {
-      char c = path[path.size() - ext.size() + i];
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-      if (c != ext[i]) return false;
-    }
-    return true;
-  };
-  const report_format_info* found = nullptr;
-  for (const report_format_info& f : report_formats)
-    if (ends_with_any_case(f.extension) && (found == nullptr || f.extension.size() > found->extension.size())) found = &f;
-  return found;
-}
-
-/// "'.txt', '.json', ...": the extensions that pick a format, for messages.
-inline std::string format_extensions() {
-  std::string out;
-  for (const report_format_info& f : report_formats) out += (out.empty() ? "" : ", ") + std::string(f.extension);
-  return out;
-}
-
-/// What is wrong with the placeholders of a path (`%r`, `%p`, `%h`, `%%`), or empty.
-inline std::string placeholder_error(std::string_view path) {
+/// The one reading of a path's placeholders, left to right, so that `%%` is a percent sign
+/// and the character after it is text: `y%%r.json` is the fixed path `y%r.json`, with no rank
+/// in it. Calls `text(c)` for each character written as it stands (one '%' for a `%%`) and
+/// `placeholder(c)` for each of `%r`, `%p`, `%h`; returns what is wrong, or empty.
+template <class Text, class Placeholder>
+std::string scan_placeholders(std::string_view path, Text&& text, Placeholder&& placeholder) {
   for (std::size_t i = 0; i < path.size(); ++i) {
-    if (path[i] != '%') continue;
+    if (path[i] != '%') {
+      text(path[i]);
+      continue;
+    }
     if (i + 1 == path.size()) return "a lone % at the end of '" + printable(path, 200) + "' (%% writes one)";
     const char c = path[++i];
-    if (c != 'r' && c != 'p' && c != 'h' && c != '%')
+    if (c == '%') text('%');
+    else if (c == 'r' || c == 'p' || c == 'h') placeholder(c);
+    else
       return "'%" + printable(std::string_view(&path[i], 1), 4) + "' in '" + printable(path, 200) +
              "' is not a placeholder (%r rank, %p pid, %h host, %% a percent sign)";
   }
   return {};
 }
 
+/// What is wrong with the placeholders of a path (`%r`, `%p`, `%h`, `%%`), or empty.
+inline std::string placeholder_error(std::string_view path) {
+  return scan_placeholders(path, [](char) {}, [](char) {});
+}
+
+/// Whether `path` places placeholder `p` (`'r'`, `'p'`, `'h'`); never for an escaped `%%p`.
+inline bool places(std::string_view path, char p) {
+  bool found = false;
+  (void)scan_placeholders(path, [](char) {}, [&](char c) { found = found || c == p; });
+  return found;
+}
+
 /// `path` with its placeholders replaced: %r the rank (0 outside a job), %p the pid, %h the
 /// host name (letters, digits, '-' and '_' kept, anything else '_', so it never leaves the
-/// folder), %% a percent sign. A path parse_destinations accepted has no other (any other `%`
-/// is kept as it stands: `placeholder_error` refused it before this is reached).
+/// folder), %% a percent sign. A path parse_destinations accepted has no other (what follows a
+/// wrong `%` is left out: `placeholder_error` refused it before this is reached).
 inline std::string expand_placeholders(std::string_view path, const run_identity& id) {
   std::string out;
-  for (std::size_t i = 0; i < path.size(); ++i) {
-    if (path[i] != '%' || i + 1 == path.size()) {
-      out += path[i];
-      continue;
-    }
-    switch (path[++i]) {
-      case 'r': out += std::to_string(id.rank.value_or(0)); break;
-      case 'p': out += std::to_string(id.pid); break;
-      case 'h':
-        for (const char c : id.host) {
-          const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-          out += keep ? c : '_';
-        }
-        break;
-      case '%': out += '%'; break;
-      default: out += '%'; out += path[i];
-    }
-  }
+  (void)scan_placeholders(path, [&](char c) { out += c; }, [&](char c) {
+    if (c == 'r') out += std::to_string(id.rank.value_or(0));
+    else if (c == 'p') out += std::to_string(id.pid);
+    else
+      for (const char h : id.host) {
+        const bool keep = (h >= 'a' && h <= 'z') || (h >= 'A' && h <= 'Z') || (h >= '0' && h <= '9') || h == '-' || h == '_';
+        out += keep ? h : '_';
+      }
+  });
   return out;
 }
 
 /// What a file destination gets before its extension so that processes never overwrite each
-/// other: the rank where it is above 0 and the path has no %r, then the pid of a forked child
-/// where the path has no %p; joined by '.'.
+/// other: the rank where it is above 0 and the path places no %r, then the pid of a forked
+/// child where the path places no %p; joined by '.'.
 inline std::string file_tag(std::string_view path, const run_identity& id, bool forked) {
   std::string tag;
-  if (id.rank.value_or(0) > 0 && path.find("%r") == std::string_view::npos) tag = std::to_string(*id.rank);
-  if (forked && path.find("%p") == std::string_view::npos) tag += (tag.empty() ? "" : ".") + std::to_string(id.pid);
+  if (id.rank.value_or(0) > 0 && !places(path, 'r')) tag = std::to_string(*id.rank);
+  if (forked && !places(path, 'p')) tag += (tag.empty() ? "" : ".") + std::to_string(id.pid);
   return tag;
 }
 
@@ -220,11 +207,12 @@ inline bool write_report_to(const report& r, std::string_view spec, bool forked,
         table_to_stderr = table_to_stderr || (d.target == "stderr" && d.format == report_format::table);
         continue;
       }
-      const bool special = is_special_file(d.target);
-      const std::string tag = special ? std::string{} : file_tag(d.target, r.identity, forked);
+      // Whether it is a FIFO or a terminal is asked of the path placeholders name, never of
+      // the path as written: `pipe_r%r.json` stands for `pipe_r0.json`.
+      const std::string tag = file_tag(d.target, r.identity, forked);
       d.target = expand_placeholders(d.target, r.identity);
-      if (!tag.empty()) d.target = tagged_path(d.target, tag);
-      const std::string why = special ? write_special_file(d.target, text) : write_file_atomically(d.target, text);
+      if (!tag.empty() && !is_special_file(d.target)) d.target = tagged_path(d.target, tag);
+      const std::string why = is_special_file(d.target) ? write_special_file(d.target, text) : write_file_atomically(d.target, text);
       if (!why.empty()) {
         ok = false;
         std::fprintf(stderr, "warmup: %s; the report goes to stderr instead\n", detail::printable(why, 600).c_str());

@@ -90,6 +90,16 @@ inline std::string repair_utf8(std::string_view s, controls keep) {
   return out;
 }
 
+/// `s`'s first `max_bytes` at most, cut before a UTF-8 character rather than inside it: the
+/// bytes after the cut that continue a character (10xxxxxx) take their lead byte with them; at
+/// most three, so a run of stray continuation bytes is cut where it falls.
+inline std::string_view utf8_prefix(std::string_view s, std::size_t max_bytes) noexcept {
+  if (s.size() <= max_bytes) return s;
+  std::size_t n = max_bytes;
+  for (int back = 0; back < 3 && n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80; ++back) --n;
+  return s.substr(0, n);
+}
+
 /// For terminals: control characters and broken UTF-8 become '?', and the text is cut to
 /// `max_bytes` (on a character boundary) with "..." when longer.
 inline std::string printable(std::string_view s, std::size_t max_bytes) {

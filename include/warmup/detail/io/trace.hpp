@@ -10,11 +10,17 @@
 #include <string>
 
 #include "warmup/detail/io/json.hpp"
+#include "warmup/detail/io/text.hpp"
 #include "warmup/report.hpp"
 #include "warmup/trace.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
+
+/// The most bytes of a site's name on each of its slices. The Trace Event JSON has no table of
+/// strings for events to refer to, so the whole name is written once, in its tracks' names
+/// (thread_name), and a slice carries its beginning: as much as a viewer shows on a slice.
+inline constexpr std::size_t trace_slice_name_bytes = 256;
 
 inline void trace_metadata(json_out& j, int pid, int tid, const char* what, std::string_view name) {
   j.open('{');
@@ -112,6 +118,7 @@ WARMUP_DETAIL_RUNTIME std::string to_trace(const report& r) {
   for (const site_report& s : r.sites) {
     ++tid;
     const std::string row = std::string(to_string(s.op)) + ": " + s.name;
+    const std::string_view slice_name = detail::utf8_prefix(s.name, detail::trace_slice_name_bytes);
     detail::trace_metadata(j, 1, tid, "thread_name", row);
     if (s.device) detail::trace_metadata(j, device_pid, tid, "thread_name", row);
     for (const call_record& c : s.timeline) {
@@ -120,7 +127,7 @@ WARMUP_DETAIL_RUNTIME std::string to_trace(const report& r) {
         const timing& t = side == 0 ? s.host : *s.device;
         const bool first = c.index == 0, warm = c.index < t.warmup_calls;
         j.open('{');
-        j.key("name"), j.value(std::string_view{s.name});
+        j.key("name"), j.value(slice_name);
         j.key("cat"), j.value(to_string(s.op));
         j.key("ph"), j.value(std::string_view{"X"});
         j.key("pid"), j.value(side == 0 ? 1 : device_pid);

@@ -47,6 +47,18 @@ inline bool parse_bounded(std::string_view v, std::int64_t lo, std::int64_t hi, 
   return true;
 }
 
+/// An on/off value in any case, as shells and launchers spell it: 1, on, true, yes (1); 0, off,
+/// false, no (0); -1 for anything else. Every on/off variable reads its value here.
+inline int on_off_value(std::string_view v) noexcept {
+  char low[5] = {};
+  if (v.empty() || v.size() > sizeof low) return -1;
+  for (std::size_t i = 0; i < v.size(); ++i) low[i] = (v[i] >= 'A' && v[i] <= 'Z') ? static_cast<char>(v[i] - 'A' + 'a') : v[i];
+  const std::string_view l(low, v.size());
+  if (l == "1" || l == "on" || l == "true" || l == "yes") return 1;
+  if (l == "0" || l == "off" || l == "false" || l == "no") return 0;
+  return -1;
+}
+
 /// Reads the variables through `get` (std::getenv by default; tests pass their own) and, given
 /// the names of every variable set, flags those starting with WARMUP_ that the library does
 /// not know (a typo would otherwise be silently ignored).
@@ -59,9 +71,8 @@ environment_settings read_environment(Get&& get, const std::vector<std::string_v
   const auto on_off = [&](const char* name, int& out, const char* fallback) {
     if (const char* v = get(name)) {
       const std::string_view s{v};
-      if (s == "1" || s == "on" || s == "true" || s == "yes") out = 1;
-      else if (s == "0" || s == "off" || s == "false" || s == "no") out = 0;
-      else bad(name, s, "one of 1, on, true, yes, 0, off, false, no", fallback);
+      if (const int on = on_off_value(s); on >= 0) out = on;
+      else bad(name, s, "one of 1, on, true, yes, 0, off, false, no (in any case)", fallback);
     }
   };
   on_off("WARMUP_ENABLE", e.enable, "measuring stays on");
@@ -82,10 +93,9 @@ environment_settings read_environment(Get&& get, const std::vector<std::string_v
   }
   if (const char* v = get("WARMUP_CPU_SAMPLING")) {
     const std::string_view s{v};
-    if (s == "on" || s == "1" || s == "true" || s == "yes") e.cpu_sampling_us = cpu_sampling_on.count();
-    else if (s == "off" || s == "0" || s == "false" || s == "no") e.cpu_sampling_us = 0;
+    if (const int on = on_off_value(s); on >= 0) e.cpu_sampling_us = on == 1 ? cpu_sampling_on.count() : 0;
     else if (!parse_bounded(s, cpu_sampling_min.count(), cpu_sampling_max.count(), e.cpu_sampling_us))
-      bad("WARMUP_CPU_SAMPLING", s, "on, off, or a whole number of microseconds from 100 to 1000000",
+      bad("WARMUP_CPU_SAMPLING", s, "on or off (as WARMUP_ENABLE takes them), or a whole number of microseconds from 100 to 1000000",
           "CPU sampling stays off");
   }
   if (const char* v = get("WARMUP_CLOCK")) {

@@ -23,11 +23,13 @@ enum class notice_kind : unsigned {
   negative_bytes,
   bad_setting,
   site_cap,
+  long_name,        ///< a site's name cut to its limit (detail/runtime/registry.hpp)
   attribution,
   cpu_sampling,     ///< sampling cannot run in this process
   sampling_call,    ///< a first call went unsampled for a reason of its own (detail/analysis/cpu_sampler.hpp)
   sampling_cut,     ///< a sampled call's ticks went uncounted
   sampling_moved,   ///< a first call ended on a thread other than its own
+  copies_apart,     ///< another copy of the library keeps its sites apart (detail/process.hpp)
   rank,
   count
 };

@@ -20,6 +20,7 @@
 #include "warmup/detail/process.hpp"
 #include "warmup/detail/record/site.hpp"
 #include "warmup/detail/runtime/notices.hpp"
+#include "warmup/detail/io/text.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -29,6 +30,12 @@ namespace detail {
 inline constexpr std::size_t max_sites = 100'000;
 inline constexpr std::string_view over_cap_name = "(names beyond the site cap)";
 
+/// The longest site name kept, in bytes. A name is written in every report row of its site: a
+/// name of 100 MB made reports of gigabytes. A longer one is cut to its first 4 KiB, on a UTF-8
+/// character's boundary (utf8_prefix), and said once.
+inline constexpr std::size_t max_name_bytes = 4096;
+inline std::string_view bounded_name(std::string_view name) noexcept { return utf8_prefix(name, max_name_bytes); }
+
 /// All sites of the process. Its mutex is taken only when a name is seen for the first time
 /// (by the process, or by a thread for named scopes) and by snapshots: never per call.
 class registry {
@@ -36,9 +43,17 @@ class registry {
   site* find_or_add(op_kind k, std::string_view name) noexcept {
     const busy_section busy;
     WARMUP_TRY {
+      const std::size_t whole = name.size();
+      name = bounded_name(name);
+      const bool cut = name.size() < whole;
       std::lock_guard<std::mutex> lock(mutex_);
       auto& index = by_name_[static_cast<std::size_t>(k)];
       if (auto it = index.find(name); it != index.end()) return it->second;
+      if (cut && !notice_board().raised(notice_kind::long_name))
+        notice_board().raise(notice_kind::long_name, "a site name of " + std::to_string(whole) + " bytes cut to its first " +
+                                                         std::to_string(name.size()) + " (names are kept to " +
+                                                         std::to_string(max_name_bytes) + " bytes): '" +
+                                                         printable(name, 60) + "'");
       if (sites_.size() >= max_sites) {
         if (auto it = index.find(over_cap_name); it != index.end()) return it->second;
         notice_board().raise(notice_kind::site_cap, "more than " + std::to_string(max_sites) +
@@ -166,7 +181,8 @@ WARMUP_DETAIL_RUNTIME named_site* lookup_slow(recent_name& r, op_kind k, std::st
   WARMUP_TRY {
     name_cache& c = my_names();
     auto& names = c.by_kind[static_cast<std::size_t>(k)];
-    auto it = names.find(name);
+    const std::string_view kept = bounded_name(name);
+    auto it = names.find(kept);
     if (it == names.end()) {
       // A name this thread has not seen: starting the library (record/site.hpp's lookup did)
       // may have applied WARMUP_ENABLE=0.
@@ -176,7 +192,10 @@ WARMUP_DETAIL_RUNTIME named_site* lookup_slow(recent_name& r, op_kind k, std::st
       if (s == nullptr) return nullptr;
       it = names.emplace(std::string_view{s->name}, named_site{s, {}}).first;
     }
-    r = {name.data(), name.size(), k, &it->second, it->second.s->name.data()};
+    // The small table compares the caller's characters with as many of the site's own copy: a
+    // site whose name is not as long (a name cut short, the site cap's) is found through the
+    // thread's table each time, never read past its end.
+    if (it->second.s->name.size() == name.size()) r = {name.data(), name.size(), k, &it->second, it->second.s->name.data()};
     return &it->second;
   } WARMUP_CATCH_ALL {
     return nullptr;  // out of memory: the scope measures nothing rather than failing
