@@ -16,7 +16,7 @@
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
-enum class notice_kind : unsigned { no_device, device_error, ring_full, negative_bytes, bad_setting, site_cap, attribution, cpu_sampling, rank, count };
+enum class notice_kind : unsigned { no_device, device_error, ring_full, negative_bytes, bad_setting, site_cap, attribution, cpu_sampling, rank, copies_apart, count };
 
 class notices {
  public:
