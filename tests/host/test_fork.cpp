@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "warmup/detail/process.hpp"  // the anchor, which a light file does not otherwise see
 #include "warmup/profile.hpp"
 
 namespace {
