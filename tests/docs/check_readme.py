@@ -204,7 +204,8 @@ def variables_read():
                 yield os.path.join(folder, n)
 
     cpp_reads = [r'\bgetenv\(\s*"([A-Z][A-Z0-9_]*)"', r'\b(?:get|on_off)\(\s*"(WARMUP_[A-Z0-9_]+)"',
-                 r'\{\s*"(WARMUP_[A-Z0-9_]+)"\s*,']
+                 r'\{\s*"(WARMUP_[A-Z0-9_]+)"\s*,',
+                 r'#define\s+WARMUP_DETAIL_\w+_VARIABLE\s+"([A-Z][A-Z0-9_]*)"']  # names the runtime passes to getenv
     for path in files("include"):
         if not path.endswith((".hpp", ".h", ".cpp")):
             continue

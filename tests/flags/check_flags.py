@@ -17,6 +17,12 @@ TEST:
   shared_libs    a program, a linked library and a dlopen'ed plugin, all instrumented, default
                  and hidden visibility: one registry, one report at exit holding every call,
                  the plugin unloaded and loaded again, and a plugin-only program
+  no_export      copies of the library that no symbol joins: a program that does not export the
+                 anchor, plugins built hidden (one with a version script that makes everything
+                 local but its entry point), loaded RTLD_LOCAL: one table and one report at exit
+                 holding every copy's calls, a plugin unloaded before the exit included; a plugin
+                 of another release (another anchor layout) writes its own report beside the
+                 program's, tagged with the pid, and each report's notices say what it lacks
   strict         -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Werror: every
                  public header alone (light, and under WARMUP_DISABLE; runtime.hpp compiles the
                  runtime's code), and a program that instantiates every public template, whole.
@@ -217,6 +223,71 @@ def shared_libs(b):
     return "\n".join(lines)
 
 
+def no_export(b):
+    """Copies that find each other through the environment, not a symbol: the program built
+    without exporting the anchor (no --export-dynamic-symbol), each plugin hidden, one of them
+    with every symbol but its entry point local."""
+    lines = []
+    flags = ["-O1", "-fPIC", "-fvisibility=hidden"]
+    plugin_obj = b.obj("lib_b.cpp", "b_hidden.o", flags)
+    hidden, scripted = os.path.join(b.tmp, "libb_hidden.so"), os.path.join(b.tmp, "libb_scripted.so")
+    sh([b.a.cxx, "-shared", plugin_obj, "-o", hidden] + b.libs)
+    sh([b.a.cxx, "-shared", plugin_obj, "-o", scripted,
+        "-Wl,--version-script=" + os.path.join(HERE, "only_b_calls.map")] + b.libs)
+    for path in (hidden, scripted):
+        r = warmup_check.run(["nm", "-D", "--defined-only", path])
+        exported = "cuda_warmup_anchor_v1" in r.stdout
+        assert exported == (path == hidden), (path, "the anchor's symbol", r.stdout)
+    report = os.path.join(b.tmp, "no_export.json")
+    program = b.link([b.obj("shared_main.cpp", "no_export_main.o", ["-O1", "-DNO_LINKED_LIBRARY"])], "no_export_main")
+    r = warmup_check.run(["nm", "-D", "--defined-only", program])
+    assert "cuda_warmup_anchor_v1" not in r.stdout, ("the program exports the anchor", r.stdout)
+
+    def one_report(command, expected, what):
+        r = warmup_check.run(command, timeout=60, env={"WARMUP_REPORT": f"stderr,{report}"})
+        assert r.returncode == 0, (what, r.returncode, r.stdout, r.stderr)
+        assert r.stderr.count("warmup report") == 1, (what, "one table at exit", r.stderr)
+        calls = {s["name"]: s["calls"] for s in warmup_check.load_report(report)["sites"]}
+        assert calls == expected, (what, calls)
+        lines.append(f"{what}: one table, one report at exit: {calls}")
+
+    for path, what in ((hidden, "hidden"), (scripted, "hidden, version script")):
+        one_report([program, path], {"libs.shared": 40, "libs.b": 20},
+                   f"a program that does not export the anchor, a plugin built {what}")
+    host = os.path.join(b.tmp, "plugin_host")
+    sh([b.a.cxx, os.path.join(HERE, "plugin_host.cpp"), "-o", host, "-ldl"])
+    # Two plugins, each with a copy of the library, neither in the other's symbol scope: the
+    # second is unloaded at each dlclose, its sites kept by the first's registry.
+    one_report([host, hidden, scripted], {"libs.shared": 40, "libs.b": 40},
+               "a program without warmup, two plugins loaded RTLD_LOCAL, twice")
+
+    # A plugin of another release (its anchor's layout version differs) cannot share: it keeps
+    # its sites and writes its own report beside the program's, tagged with its pid, never over
+    # it; each report says what it is and what it lacks.
+    other = os.path.join(b.tmp, "libb_other_release.so")
+    sh([b.a.cxx, "-shared", b.obj("lib_b.cpp", "b_other.o", flags + ["-DWARMUP_DETAIL_TEST_ANCHOR_VERSION=99"]),
+        "-o", other] + b.libs)
+    os.remove(report)
+    r = warmup_check.run([program, other], timeout=60, env={"WARMUP_REPORT": f"stderr,{report}"})
+    assert r.returncode == 1 and r.stdout.strip() == "shared 20, a 0, b 0", (r.returncode, r.stdout, r.stderr)
+    assert r.stderr.count("warmup report") == 2, ("a table of each", r.stderr)
+    main = warmup_check.load_report(report)
+    beside = glob.glob(os.path.join(b.tmp, "no_export.*.json"))
+    assert len(beside) == 1, ("the second copy's report, beside the program's", os.listdir(b.tmp))
+    apart = warmup_check.load_report(beside[0])
+    assert apart["identity"]["pid"] == main["identity"]["pid"] and beside[0].endswith(f".{main['identity']['pid']}.json"), beside
+    calls = {s["name"]: s["calls"] for s in main["sites"]}
+    apart_calls = {s["name"]: s["calls"] for s in apart["sites"]}
+    assert calls == {"libs.shared": 20} and apart_calls == {"libs.shared": 20, "libs.b": 20}, (calls, apart_calls)
+    said = [n for n in main["notices"] if "second copy of warmup" in n]
+    assert len(said) == 1 and "libb_other_release.so" in said[0] and "not in this report" in said[0], main["notices"]
+    said_apart = [n for n in apart["notices"] if "this is the report of a second copy of warmup" in n]
+    assert len(said_apart) == 1 and "libb_other_release.so" in said_apart[0], apart["notices"]
+    lines.append(f"a plugin of another release: the program's report {calls} names it: {said[0]!r}; "
+                 f"its own beside it ({os.path.basename(beside[0])}): {apart_calls}")
+    return "\n".join(lines)
+
+
 def mpi_include_flags():
     """MPI's include directories as -isystem flags (mpi.hpp needs <mpi.h>), or None without MPI."""
     mpicxx = shutil.which("mpicxx")
@@ -269,7 +340,7 @@ def strict(b):
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
-    p.add_argument("test", choices=["mixed", "light", "only_scope", "no_exceptions", "global_name", "before_main", "shared_libs", "strict"])
+    p.add_argument("test", choices=["mixed", "light", "only_scope", "no_exceptions", "global_name", "before_main", "shared_libs", "no_export", "strict"])
     p.add_argument("--cxx", required=True)
     p.add_argument("--nvcc")
     p.add_argument("--include", required=True)

@@ -3,6 +3,9 @@
 // bits of its exit status.
 #include "catch.hpp"
 
+#include <cstdlib>
+#include <string>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "warmup/detail/process.hpp"  // the anchor, which a light file does not otherwise see
 #include "warmup/profile.hpp"
 #include "warmup/detail/runtime/fork_locks.hpp"
 
@@ -102,4 +106,35 @@ TEST_CASE("every lock the library holds is taken around fork") {
   release_fork_locks<copy_fork_locks, std::size(copy_fork_locks)>();
   CHECK(free_during_fork.empty());
   for (const std::string& w : free_during_fork) UNSCOPED_INFO("not held around fork: " << w);
+
+// Copies of the library that no symbol joins find the process's anchor through the environment
+// (detail/process.hpp). A program started from this one inherits the variable: its image's
+// random bytes differ, and it must not follow the address. A forked child, whose memory is a
+// copy, follows it.
+TEST_CASE("the anchor named in the environment is followed by this program image and its forked children only") {
+  namespace d = warmup::detail;
+  d::process_anchor* const mine = d::anchor();
+  REQUIRE(mine != nullptr);
+  const char* name = "CUDA_WARMUP_ANCHOR_V1";
+  const char* value = std::getenv(name);
+  REQUIRE(value != nullptr);  // published by the copy that made the anchor, at start-up
+  const std::string published = value;
+  CHECK(published == d::publish_text(mine).text);
+  CHECK(d::published_anchor() == mine);
+
+  std::string other_image = published;  // the same address, written by another program image
+  other_image[0] = other_image[0] == '0' ? '1' : '0';
+  REQUIRE(setenv(name, other_image.c_str(), 1) == 0);
+  CHECK(d::published_anchor() == nullptr);
+
+  static d::process_anchor not_an_anchor;  // this image's bytes, an address with no anchor's magic
+  not_an_anchor.magic = 0;
+  REQUIRE(setenv(name, d::publish_text(&not_an_anchor).text, 1) == 0);
+  CHECK(d::published_anchor() == nullptr);
+
+  REQUIRE(setenv(name, published.c_str(), 1) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) _exit(d::published_anchor() == mine ? 0 : 1);
+  CHECK(child_status(pid) == 0);
 }

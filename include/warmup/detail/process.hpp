@@ -9,6 +9,20 @@
 /// first loaded), or else whatever `dlsym(RTLD_DEFAULT, ...)` finds. The anchor holds one
 /// instance of each process-wide object (`shared<T>`) and the list of live copies, so the
 /// run-time switches reach every copy and an unloaded copy leaves nothing dangling.
+///
+/// A symbol is not always reachable: a program that does not export its own definition (built
+/// without `-Wl,--export-dynamic-symbol`), a plugin `dlopen`ed with `RTLD_LOCAL` that a second
+/// plugin cannot see, a version script that makes everything local. So the copy that makes the
+/// anchor also writes its address into the process's environment (`CUDA_WARMUP_ANCHOR_V1`), the
+/// one process-wide place every copy reaches by name whatever its visibility and link flags.
+/// Why the environment, not a file or shared memory keyed by the pid: nothing to clean up after
+/// a crash, nothing outside the process to trust, and the variable is read by the C library's
+/// own `getenv`. An address is only meaningful in the address space that wrote it: the value
+/// carries the kernel's 16 random bytes of this program image (`AT_RANDOM`, new at every
+/// `execve`, the same in a forked child, whose memory is a copy), so a program started from
+/// this one inherits a value it ignores and replaces; the anchor found there is checked by a
+/// magic number and its layout version before use. The variable is written once, while the
+/// first copy starts (static initialisation, before `main` for a program), and only read after.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
@@ -17,10 +31,13 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <mutex>
 #include <new>
+#include <string>
 
 #include <dlfcn.h>
+#include <sys/auxv.h>
 
 #include "warmup/detail/busy.hpp"
 
@@ -43,10 +60,18 @@ struct process_anchor {
   // must not record steady-clock ns into this release's sites: it keeps an anchor of its own);
   // 4: the time base split for light files (its reading part first), sites without a mutex;
   // 5: the CPU sampler's buffers know their task clock's descriptor; 6: a sampled call's
-  // buffer holds its tick and thread, notices of a sampled call's own.
+  // buffer holds its tick and thread, notices of a sampled call's own, the magic number, the
+  // anchor published in the environment.
+#if defined(WARMUP_DETAIL_TEST_ANCHOR_VERSION)
+  static constexpr std::uint32_t current_version = WARMUP_DETAIL_TEST_ANCHOR_VERSION;  // tests: another release
+#else
   static constexpr std::uint32_t current_version = 6;
+#endif
+  static constexpr std::uint32_t magic_value = 0x5741524DU;  // "WARM"
   static constexpr std::size_t max_copies = 256;
+  // The first 8 bytes never change from one version to the next: any release can read them.
   std::uint32_t version = current_version;
+  std::uint32_t magic = magic_value;
   std::atomic<void*> objects[static_cast<unsigned>(slot::count)]{};
   std::atomic<std::size_t> sizes[static_cast<unsigned>(slot::count)]{};  ///< sizeof, to catch a mismatch
   std::mutex copies_mutex;
@@ -66,6 +91,15 @@ WARMUP_END_NAMESPACE
 #else
 #define WARMUP_DETAIL_ANCHOR cuda_warmup_anchor_v1_off
 #endif
+// The environment variables that name the anchor, and the copies kept apart from it
+// (find_anchor), one pair per configuration as the symbol is.
+#if WARMUP_ENABLED
+#define WARMUP_DETAIL_ANCHOR_VARIABLE "CUDA_WARMUP_ANCHOR_V1"
+#define WARMUP_DETAIL_APART_VARIABLE "CUDA_WARMUP_ANCHOR_V1_APART"
+#else
+#define WARMUP_DETAIL_ANCHOR_VARIABLE "CUDA_WARMUP_ANCHOR_V1_OFF"
+#define WARMUP_DETAIL_APART_VARIABLE "CUDA_WARMUP_ANCHOR_V1_OFF_APART"
+#endif
 #define WARMUP_DETAIL_STRING_(x) #x
 #define WARMUP_DETAIL_STRING(x) WARMUP_DETAIL_STRING_(x)
 extern "C" {
@@ -75,21 +109,130 @@ __attribute__((visibility("default"))) inline cuda_warmup::detail::process_ancho
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
+/// The environment variable's value for `a`: this image's 16 random bytes, then the address,
+/// in hexadecimal ("<32 digits>:<address>"); an empty string where the kernel gave no random bytes.
+struct published_text {
+  char text[32 + 1 + 16 + 1] = {};
+};
+
+inline published_text publish_text(const process_anchor* a) noexcept {
+  published_text out;
+  const auto* random = reinterpret_cast<const unsigned char*>(::getauxval(AT_RANDOM));
+  if (random == nullptr) return out;
+  static constexpr char digits[] = "0123456789abcdef";
+  std::size_t n = 0;
+  for (int i = 0; i < 16; ++i) {
+    out.text[n++] = digits[random[i] >> 4];
+    out.text[n++] = digits[random[i] & 15];
+  }
+  out.text[n++] = ':';
+  const auto address = reinterpret_cast<std::uintptr_t>(a);
+  for (int shift = 60; shift >= 0; shift -= 4) out.text[n++] = digits[(address >> shift) & 15];
+  return out;
+}
+
+/// The anchor the environment names, if this program image wrote it (any version: the caller
+/// compares); nullptr where there is none, it is another image's, or it is not an anchor.
+inline process_anchor* published_anchor() noexcept {
+  const char* value = std::getenv(WARMUP_DETAIL_ANCHOR_VARIABLE);
+  if (value == nullptr) return nullptr;
+  const published_text mine = publish_text(nullptr);
+  if (mine.text[0] == '\0') return nullptr;
+  std::uintptr_t address = 0;
+  for (std::size_t i = 0; i < sizeof mine.text - 1; ++i) {
+    const char c = value[i];
+    if (c == '\0') return nullptr;
+    if (i <= 32) {  // the image's bytes and the colon: as this image writes them
+      if (c != mine.text[i]) return nullptr;
+      continue;
+    }
+    const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (digit < 0) return nullptr;
+    address = address << 4 | static_cast<std::uintptr_t>(digit);
+  }
+  if (value[sizeof mine.text - 1] != '\0' || address == 0) return nullptr;
+  auto* found = reinterpret_cast<process_anchor*>(address);  // made by this image, never freed
+  return found->magic == process_anchor::magic_value ? found : nullptr;
+}
+
+/// Names `a` in the environment, for copies no symbol leads to it.
+inline void publish_anchor(const process_anchor* a) noexcept {
+  const published_text t = publish_text(a);
+  if (t.text[0] != '\0') (void)::setenv(WARMUP_DETAIL_ANCHOR_VARIABLE, t.text, 1);
+}
+
+/// Why this copy keeps an anchor of its own beside the process's (another release's anchor is
+/// there), or nullptr: its sites are then not in the process's report, which must say so.
+inline const char*& kept_apart() noexcept {
+  static const char* why = nullptr;
+  return why;
+}
+
+/// The file this copy of the library was loaded from ("the program" where it is the program).
+inline std::string this_copy_file() {
+  static const char here = 0;
+  Dl_info info{};
+  if (::dladdr(&here, &info) == 0 || info.dli_fname == nullptr || *info.dli_fname == '\0') return "the program";
+  return info.dli_fname;
+}
+
+/// Copies kept apart name themselves in a second variable, one line each after this image's
+/// bytes, so that the process's report can say what it lacks; its text is the same for every
+/// release that writes it.
+
+inline void say_kept_apart() noexcept {
+  const published_text image = publish_text(nullptr);
+  if (image.text[0] == '\0') return;
+  WARMUP_TRY {
+    const std::string prefix(image.text, 33);
+    const char* before = std::getenv(WARMUP_DETAIL_APART_VARIABLE);
+    std::string value = before != nullptr && std::string(before).compare(0, 33, prefix) == 0 ? before : prefix;
+    value += this_copy_file() + "\n";
+    (void)::setenv(WARMUP_DETAIL_APART_VARIABLE, value.c_str(), 1);
+  } WARMUP_CATCH_ALL {
+  }
+}
+
+/// The files of the copies kept apart in this program image, one a line; empty where none.
+inline std::string copies_kept_apart() {
+  const published_text image = publish_text(nullptr);
+  const char* value = std::getenv(WARMUP_DETAIL_APART_VARIABLE);
+  if (value == nullptr || image.text[0] == '\0' || std::string(value).compare(0, 33, image.text, 33) != 0) return {};
+  return value + 33;
+}
+
 inline process_anchor* find_anchor() noexcept {
+  constexpr std::uint32_t version = process_anchor::current_version;
   process_anchor** where = &WARMUP_DETAIL_ANCHOR;
   // A copy linked with -Bsymbolic, or a program whose own definition is not exported, binds the
   // variable to itself: an exported one, if any copy has it, wins.
   if (void* global = ::dlsym(RTLD_DEFAULT, WARMUP_DETAIL_STRING(WARMUP_DETAIL_ANCHOR)))
     where = static_cast<process_anchor**>(global);
   process_anchor* current = __atomic_load_n(where, __ATOMIC_ACQUIRE);
-  if (current != nullptr && current->version == process_anchor::current_version) return current;
-  if (current != nullptr) {  // another version's anchor: this copy keeps its own
-    static process_anchor* own = new (std::nothrow) process_anchor;
+  process_anchor* const published = published_anchor();
+  if (current != nullptr && current->version == version) {
+    if (published == nullptr) publish_anchor(current);  // the program cleared its environment
+    return current;
+  }
+  // An anchor no symbol led to (a program that does not export its own, a plugin loaded
+  // RTLD_LOCAL): this copy's variable takes it, so copies that find the variable find it too.
+  if (published != nullptr && published->version == version) {
+    if (current == nullptr) (void)__atomic_compare_exchange_n(where, &current, published, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    return published;
+  }
+  if (current != nullptr || published != nullptr) {  // only another release's anchor: one of this release's own
+    kept_apart() = "another release of warmup made the process's anchor first, with another layout";
+    say_kept_apart();
+    static process_anchor* const own = new (std::nothrow) process_anchor;
+    if (published == nullptr && own != nullptr) publish_anchor(own);  // this release's later copies join it
     return own;
   }
   auto* fresh = new (std::nothrow) process_anchor;
   if (fresh == nullptr) return nullptr;
-  if (__atomic_compare_exchange_n(where, &current, fresh, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return fresh;
+  if (__atomic_compare_exchange_n(where, &current, fresh, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    publish_anchor(fresh);
+    return fresh;
+  }
   delete fresh;
   return current;
 }

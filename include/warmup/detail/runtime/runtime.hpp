@@ -80,8 +80,10 @@ inline void report_at_exit() noexcept {
     return;
   }
   // A forked child (a data-loader worker, say) writes beside its parent, and a rank beside the
-  // others, never over them (report_file.hpp, file_tag).
-  write_report_to(snapshot(), spec, cuda().forked.load(std::memory_order_relaxed), spec_errors::already_said);
+  // others, never over them (report_file.hpp, file_tag); so does a copy of the library kept
+  // apart from the process's anchor (process.hpp), tagged with the pid as a child is.
+  const bool beside = cuda().forked.load(std::memory_order_relaxed) || kept_apart() != nullptr;
+  write_report_to(snapshot(), spec, beside, spec_errors::already_said);
 }
 
 inline bool register_report_at_exit() noexcept {

@@ -365,6 +365,33 @@ inline site_report read_site(const site& s, const time_map& time) {
   return r;
 }
 
+/// Says, once, where a report does not hold the whole process's sites: this copy of the library
+/// kept an anchor apart from another release's (process.hpp), or copies of another release kept
+/// theirs apart from this one. Each such copy writes its own report, its files tagged with the pid.
+inline void say_what_is_apart() {
+  notices& board = notice_board();
+  if (board.raised(notice_kind::copies_apart)) return;
+  if (const char* why = kept_apart()) {
+    board.raise(notice_kind::copies_apart,
+                "this is the report of a second copy of warmup in this process (" + this_copy_file() + "), kept apart: " +
+                    why + "; the sites of the process's copy are not here, nor this copy's there (at exit this copy's "
+                    "files are tagged with the pid)");
+    return;
+  }
+  const std::string apart = copies_kept_apart();
+  if (apart.empty()) return;
+  std::string files;
+  for (std::size_t at = 0; at < apart.size();) {
+    const std::size_t end = std::min(apart.find('\n', at), apart.size());
+    if (end > at) files += (files.empty() ? "" : ", ") + apart.substr(at, end - at);
+    at = end + 1;
+  }
+  board.raise(notice_kind::copies_apart,
+              "a second copy of warmup in this process, of another release (" + files +
+                  "), kept its sites apart: they are not in this report but in that copy's own (at exit its files are "
+                  "tagged with the pid)");
+}
+
 }  // namespace detail
 
 WARMUP_DETAIL_RUNTIME report snapshot(device_wait wait) {
@@ -401,6 +428,7 @@ WARMUP_DETAIL_RUNTIME report snapshot(device_wait wait) {
   r.library.event_pools = std::chrono::nanoseconds{st.event_pool_ns.load()};
   r.library.event_pairs = st.event_pairs.load();
   r.library.device_probe = std::chrono::nanoseconds{static_cast<long long>(st.probe_ns.load())};
+  detail::say_what_is_apart();
   r.notices = detail::notice_board().all();
   return r;
 }
