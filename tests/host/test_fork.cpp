@@ -3,12 +3,10 @@
 // bits of its exit status.
 #include "catch.hpp"
 
-#include <cstdlib>
-#include <string>
-
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iterator>
 #include <mutex>
 #include <string>
