@@ -104,6 +104,7 @@ TEST_CASE("every lock the library holds is taken around fork") {
   release_fork_locks<copy_fork_locks, std::size(copy_fork_locks)>();
   CHECK(free_during_fork.empty());
   for (const std::string& w : free_during_fork) UNSCOPED_INFO("not held around fork: " << w);
+}
 
 // Copies of the library that no symbol joins find the process's anchor through the environment
 // (detail/process.hpp). A program started from this one inherits the variable: its image's
