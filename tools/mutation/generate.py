@@ -297,6 +297,13 @@ def find_regions(toks):
             semis = [q for q in range(j + 1, e) if toks[q].text == ";" and depth_between(toks, j + 1, q) == 0]
             if len(semis) == 2 and semis[1] > semis[0] + 1 and not cfn:
                 regions.append(Region("cond", semis[0] + 1, semis[1] - 1, toks))
+            if len(semis) == 2 and not cfn:  # for (T i = start; ...): the start
+                top = list(top_level(toks, j + 1, semis[0]))
+                eqs = [u for u in top if u.text == "="]
+                if len(eqs) == 1 and not any(u.text == "," for u in top) and is_declaration(toks, j + 1, semis[0]):
+                    q = toks.index(eqs[0], j + 1, semis[0])
+                    if q + 1 < semis[0] and toks[q + 1].text not in ("{", "["):
+                        regions.append(Region("init", q + 1, semis[0] - 1, toks))
             return statement(e + 1, b, True, cfn)
         if t.text == "do":
             nxt = statement(k + 1, b, True, cfn)

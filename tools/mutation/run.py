@@ -23,7 +23,7 @@ INCLUDE = os.path.join("include", "warmup")
 # (minutes at -O0), the CUDA programs (no GPU on the CI machine: they skip), MPI's.
 PROGRAMS = ["warmup_synthetic_report", "warmup_exit_program", "warmup_hostile_names", "warmup_spin_program",
             "warmup-report", "warmup_nvtx_tests", "warmup_no_gpu_tests", "warmup_sampling_tests"]
-HOST_FILES = ["histogram", "statistics", "scope", "report", "device_sampler", "environment", "memory", "fork",
+HOST_FILES = ["histogram", "statistics", "scope", "report", "device_sampler", "environment", "memory", "fork", "text",
               "report_file", "attribution", "until_steady", "time_base", "identity", "merge"]
 # Tests a mutant never runs: they build the headers themselves (flags, packaging, docs that
 # compile) or need a browser; and tests slower than this at -O0 on a clean build.
