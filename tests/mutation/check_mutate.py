@@ -127,14 +127,21 @@ def main():
         if r.returncode != 0:
             return report()
 
-        def output(mid):
-            with open(active, "w") as f:
-                f.write(str(mid))
-            return subprocess.run([exe], stdout=subprocess.PIPE, text=True, timeout=20).stdout
+        def output(mid, how="env"):
+            """The program's output with mutant `mid` active, named in WARMUP_MUTANT or in the file."""
+            env = dict(os.environ, WARMUP_MUTANT=str(mid))
+            if how == "file":
+                del env["WARMUP_MUTANT"]
+                with open(active, "w") as f:
+                    f.write(str(mid))
+            return subprocess.run([exe], stdout=subprocess.PIPE, text=True, timeout=20, env=env).stdout
 
         clean = output(-1)
         check(clean == "2 5 2 a < b 7 12\n", f"no mutant active: the fixture's own results; got {clean!r}")
         changed = {c["operator"] for c in kept if output(c["id"]) != clean}
+        first = next(c for c in kept if c["operator"] == "lt_to_ge")
+        check(output(first["id"], how="file") == output(first["id"]) != clean, "the active mutant read from the file")
+        check(output(-1, how="file") == clean, "the file naming no mutant")
         for op in ("lt_to_ge", "negate_condition", "condition_true", "return_default", "field_neighbour",
                    "swap_arguments", "sub_to_add", "int_plus_one", "remove_statement"):
             check(op in changed, f"switching on a {op} mutant changes the result")

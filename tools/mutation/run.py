@@ -167,8 +167,11 @@ class Build:
         self.set_active(-1)
         schema.write_switch(self.switch, self.active)
         clean = headers(ROOT)
-        live = list(mutants)
-        uncompilable = []
+        # Mutants an earlier build of this copy found uncompilable are not tried again.
+        known = os.path.join(self.work, "uncompilable.json")
+        before = set(json.load(open(known))) if os.path.exists(known) else set()
+        live = [m for m in mutants if m["key"] not in before]
+        uncompilable = [m for m in mutants if m["key"] in before]
         configured = False
         for attempt in range(12):
             self.write(clean, live)
@@ -183,6 +186,8 @@ class Build:
             t0 = time.monotonic()
             r = run(["cmake", "--build", self.dir, "--parallel", str(self.jobs), "--target", *self.targets(), "--",
                      "-k", "0"])
+            with open(os.path.join(self.work, f"build-{attempt + 1}.log"), "w") as f:
+                f.write(r.stdout)
             log(f"tools/mutate: build {attempt + 1} with {len(live)} mutants: "
                 f"{'ok' if r.returncode == 0 else 'errors'} ({time.monotonic() - t0:.0f} s)")
             if r.returncode == 0:
@@ -192,6 +197,8 @@ class Build:
                 raise SystemExit("tools/mutate: the build failed where no mutant is:\n" + r.stdout[-6000:])
             uncompilable.extend(m for m in live if m["id"] in bad)
             live = [m for m in live if m["id"] not in bad]
+            with open(known, "w") as f:
+                json.dump(sorted(before | {m["key"] for m in uncompilable}), f)
         raise SystemExit("tools/mutate: the build still fails after 12 rounds")
 
     def targets(self):
@@ -260,7 +267,8 @@ class Build:
         return out
 
     def header_programs(self):
-        """header -> the programs whose objects (or linked libraries' objects) include it."""
+        """(own, linked): header -> the programs whose own objects include it, and those whose
+        linked libraries' objects do."""
         deps = {}
         r = run(["ninja", "-C", self.dir, "-t", "deps"])
         cur = None
@@ -271,14 +279,16 @@ class Build:
             elif cur and line.strip():
                 deps[cur].add(os.path.normpath(os.path.join(self.dir, line.strip())))
         base = os.path.join(self.src, INCLUDE) + os.sep
-        out = {}
+        own, linked = {}, {}
         for prog in self.programs():
             objs = self.objects(("tests/" if prog != "warmup-report" else "") + prog, set())
             for o in objs:
+                into = linked if os.path.basename(os.path.dirname(o)).startswith("warmup_shared_runtime") or \
+                    "/warmup_shared_runtime.dir/" in "/" + o else own
                 for d in deps.get(o, ()):
                     if d.startswith(base):
-                        out.setdefault(d[len(base):], set()).add(prog)
-        return out
+                        into.setdefault(d[len(base):], set()).add(prog)
+        return own, linked
 
     def objects(self, target, seen):
         if target in seen:
@@ -304,9 +314,9 @@ class Build:
                 objs |= self.objects(s, seen)
         return objs
 
-    def run_test(self, t, timeout):
-        """(outcome, seconds): passed, failed, skipped or timeout."""
-        env = dict(os.environ)
+    def run_test(self, t, timeout, mutant=-1):
+        """(outcome, seconds): passed, failed, skipped or timeout, with `mutant` active."""
+        env = dict(os.environ, WARMUP_MUTANT=str(mutant))
         for kv in t["env"]:
             k, _, v = kv.partition("=")
             env[k] = v
@@ -329,18 +339,17 @@ def timeout_for(baseline_s):
 
 
 def judge(build, mutant, tests, covering, baseline, out):
-    """Runs the covering tests, fastest first, with `mutant` active; stops at the first failure."""
-    build.set_active(mutant["id"])
+    """Runs the covering tests (in the order given) with `mutant` active; stops at the first
+    failure."""
     t0 = time.monotonic()
     status, by = "survived", None
     ran = 0
-    for name in sorted(covering, key=lambda n: baseline[n]):
-        outcome, _ = build.run_test(tests[name], timeout_for(baseline[name]))
+    for name in covering:
+        outcome, _ = build.run_test(tests[name], timeout_for(baseline[name]), mutant["id"])
         ran += 1
         if outcome in ("failed", "timeout"):
             status, by = ("killed" if outcome == "failed" else "timeout"), name
             break
-    build.set_active(-1)
     rec = {"key": mutant["key"], "header": mutant["header"], "operator": mutant["operator"],
            "line": mutant["line"], "occurrence": mutant["occurrence"], "line_text": mutant["line_text"],
            "mutated": mutant["mutated"], "status": status, "by": by, "tests_run": ran,
@@ -359,6 +368,8 @@ def baseline_of(build, tests, log=say):
             base[name] = dt
         else:
             left.append(f"{name} ({outcome}, {dt:.0f} s)")
+    with open(os.path.join(build.work, "baseline.json"), "w") as f:
+        json.dump(base, f, indent=1, sort_keys=True)
     if left:
         log("tools/mutate: tests left out (failed, skipped or slower than "
             f"{SLOW_S:.0f} s on the clean build): " + ", ".join(left))
@@ -382,3 +393,37 @@ def resolve_overlaps(chosen):
         for m in ms:
             (kept if (m["region"].start, m["region"].end) in ok else dropped).append(m)
     return kept, dropped
+
+
+def covering_tests(header, tests, baseline, cover):
+    """The tests that cover `header`: those running a program that includes it (own: its own
+    files do; linked: a library it links does). The programs' own first, then by clean time."""
+    own, linked = cover
+    progs = linked.get(header, set()) | own.get(header, set())
+    names = [n for n, t in tests.items() if n in baseline and set(t["programs"]) & progs]
+    mine = own.get(header, set())
+    return sorted(names, key=lambda n: (not (set(tests[n]["programs"]) & mine), baseline[n]))
+
+
+def judge_all(build, mutants, tests, baseline, cover, out, workers):
+    """Judges `mutants` with `workers` running side by side; returns their records in order."""
+    import concurrent.futures
+    lock = __import__("threading").Lock()
+
+    def one(m):
+        covering = covering_tests(m["header"], tests, baseline, cover)
+        if not covering:
+            rec = {"key": m["key"], "header": m["header"], "operator": m["operator"], "line": m["line"],
+                   "occurrence": m["occurrence"], "line_text": m["line_text"], "mutated": m["mutated"],
+                   "status": "no_coverage", "by": None}
+            with lock:
+                out(rec)
+            return rec
+
+        def locked(rec):
+            with lock:
+                out(rec)
+        return judge(build, m, tests, covering, baseline, locked)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return list(pool.map(one, mutants))

@@ -4,9 +4,9 @@ Each mutated region of a header is rewritten, on the lines it already occupies (
 compiler's line numbers still name the header's lines), as
   cond, return, init:   (::warmup_mutation::on(7) ? (mutated 7) : ::warmup_mutation::on(9) ? (mutated 9) : (original))
   stmt:                 { if (::warmup_mutation::on(7)) { mutated 7; } else { original; } }
-`on(id)` reads the active mutant's number once per process from a file (switch.hpp, included
-in every file of the build with -include), so that the programs that tests start in turn (and
-their children) agree.
+`on(id)` reads the active mutant's number once per process (switch.hpp, included in every file
+of the build with -include): from WARMUP_MUTANT, which the programs a test starts inherit, so
+that two mutants can run side by side; else from a file.
 """
 import os
 
@@ -22,6 +22,11 @@ inline long active() noexcept {
   long v = cached.load(std::memory_order_relaxed);
   if (v != -2) return v;
   v = -1;
+  if (const char* e = std::getenv("WARMUP_MUTANT")) {
+    v = std::strtol(e, nullptr, 10);
+    cached.store(v, std::memory_order_relaxed);
+    return v;
+  }
   const int fd = ::open("@ACTIVE@", O_RDONLY | O_CLOEXEC);
   if (fd >= 0) {
     char buf[32] = {};
