@@ -2,8 +2,9 @@
 
 Each mutated region of a header is rewritten, on the lines it already occupies (so that the
 compiler's line numbers still name the header's lines), as
-  cond, return, init:   (::warmup_mutation::on(7) ? (mutated 7) : ::warmup_mutation::on(9) ? (mutated 9) : (original))
-  stmt:                 { if (::warmup_mutation::on(7)) { mutated 7; } else { original; } }
+  return, init:   (::warmup_mutation::on(7) ? (mutated 7) : ::warmup_mutation::on(9) ? (mutated 9) : (original))
+  cond:           the same, each arm static_cast<bool>(...), as the condition reads it
+  stmt:           { if (::warmup_mutation::on(7)) { mutated 7; } else { original; } }
 `on(id)` reads the active mutant's number once per process (switch.hpp, included in every file
 of the build with -include): from WARMUP_MUTANT, which the programs a test starts inherit, so
 that two mutants can run side by side; else from a file.
@@ -79,8 +80,10 @@ def apply(text, mutants):
             out.append(new)
             at = stmt_end
         else:
-            chain = "".join(f"::warmup_mutation::on({m['id']}) ? ({m['mutated']}) : " for m in ms)
-            new = "(" + chain + "(" + orig + "))"
+            # A condition is read as a bool (an optional, a pointer): both arms made bool.
+            cast = "static_cast<bool>" if kind.startswith("cond") else ""
+            chain = "".join(f"::warmup_mutation::on({m['id']}) ? {cast}({m['mutated']}) : " for m in ms)
+            new = "(" + chain + cast + "(" + orig + "))"
             out.append(text[at:start])
             out.append(new)
             at = end
