@@ -128,10 +128,10 @@ def main():
             return report()
 
         def output(mid, how="env"):
-            """The program's output with mutant `mid` active, named in WARMUP_MUTANT or in the file."""
-            env = dict(os.environ, WARMUP_MUTANT=str(mid))
+            """The program's output with mutant `mid` active, named in WARMUPTEST_MUTANT or in the file."""
+            env = dict(os.environ, WARMUPTEST_MUTANT=str(mid))
             if how == "file":
-                del env["WARMUP_MUTANT"]
+                del env["WARMUPTEST_MUTANT"]
                 with open(active, "w") as f:
                     f.write(str(mid))
             return subprocess.run([exe], stdout=subprocess.PIPE, text=True, timeout=20, env=env).stdout

@@ -477,6 +477,36 @@ def operand_before(t):
         or t.text in (")", "]")
 
 
+def operand_end(toks, k, b):
+    """The last token of the unary operand that starts at toks[k]: a name with its member
+    accesses, calls and subscripts, or a bracketed expression."""
+    j = k
+    if toks[j].text == "!":
+        return operand_end(toks, j + 1, b)
+    if toks[j].text == "(":
+        j = matching(toks, j)
+    while j + 1 <= b:
+        nxt = toks[j + 1].text
+        if nxt in ("(", "["):
+            j = matching(toks, j + 1)
+        elif nxt in (".", "->", "::") and j + 2 <= b and toks[j + 2].kind == "id":
+            j += 2
+        elif nxt == "<" and toks[j + 1].template:
+            depth, q = 0, j + 1
+            while q <= b:
+                if toks[q].text == "<" and toks[q].template:
+                    depth += 1
+                elif toks[q].text in (">", ">>") and toks[q].template:
+                    depth -= 1 if toks[q].text == ">" else 2
+                    if depth <= 0:
+                        break
+                q += 1
+            j = q
+        else:
+            break
+    return min(j, b)
+
+
 def render(toks, a, b, replace=None):
     """toks[a..b] as one line of text, with replace = {index: text} applied."""
     replace = replace or {}
@@ -627,7 +657,10 @@ def candidates_in(header, text, fields=None):
                 for op in SWAP[t.text]:
                     add(op, r, render(toks, a, b, {j: REPLACEMENT[op]}), j)
             elif t.text == "!" and j + 1 <= b:
-                add("remove_negation", r, render(toks, a, b, {j: ""}), j)
+                # !x to static_cast<bool>(x): still a bool, so that the switch's two arms keep one
+                # type (an optional beside a bool would turn the bool into an optional).
+                e = operand_end(toks, j + 1, b)
+                add("remove_negation", r, render(toks, a, b, {j: "static_cast<bool>(", e: toks[e].text + ")"}), j)
             elif t.kind == "num":
                 if prev is not None and prev.text in ("[",) and j + 1 <= b and toks[j + 1].text == "]" and \
                         j >= 2 and toks[j - 2].kind == "id" and r.kind == "init":

@@ -316,7 +316,7 @@ class Build:
 
     def run_test(self, t, timeout, mutant=-1):
         """(outcome, seconds): passed, failed, skipped or timeout, with `mutant` active."""
-        env = dict(os.environ, WARMUP_MUTANT=str(mutant))
+        env = dict(os.environ, WARMUPTEST_MUTANT=str(mutant))
         for kv in t["env"]:
             k, _, v = kv.partition("=")
             env[k] = v
@@ -359,15 +359,21 @@ def judge(build, mutant, tests, covering, baseline, out):
 
 
 def baseline_of(build, tests, log=say):
-    """Each test's time on the clean build (no mutant active); tests that fail there, skip, or
-    take longer than SLOW_S are left out, and named."""
-    base, left = {}, []
+    """Each test's time on the clean build (no mutant active); tests that skip there or take
+    longer than SLOW_S are left out, and named. A test that fails there stops the run: the
+    switches, all off, must leave the code as it was, or no mutant can be judged."""
+    base, left, failed = {}, [], []
     for name in sorted(tests):
         outcome, dt = build.run_test(tests[name], 600)
         if outcome == "passed" and dt <= SLOW_S:
             base[name] = dt
+        elif outcome in ("failed", "timeout"):
+            failed.append(name)
         else:
             left.append(f"{name} ({outcome}, {dt:.0f} s)")
+    if failed:
+        raise SystemExit("tools/mutate: the build with every switch off fails " + ", ".join(failed) +
+                         ": a switch changed the code it holds, or the tree fails its tests; no mutant can be judged")
     with open(os.path.join(build.work, "baseline.json"), "w") as f:
         json.dump(base, f, indent=1, sort_keys=True)
     if left:

@@ -6,7 +6,8 @@ compiler's line numbers still name the header's lines), as
   cond:           the same, each arm static_cast<bool>(...), as the condition reads it
   stmt:           { if (::warmup_mutation::on(7)) { mutated 7; } else { original; } }
 `on(id)` reads the active mutant's number once per process (switch.hpp, included in every file
-of the build with -include): from WARMUP_MUTANT, which the programs a test starts inherit, so
+of the build with -include): from WARMUPTEST_MUTANT (not WARMUP_: the library names unknown
+WARMUP_ variables), which the programs a test starts inherit, so
 that two mutants can run side by side; else from a file.
 """
 import os
@@ -23,7 +24,7 @@ inline long active() noexcept {
   long v = cached.load(std::memory_order_relaxed);
   if (v != -2) return v;
   v = -1;
-  if (const char* e = std::getenv("WARMUP_MUTANT")) {
+  if (const char* e = std::getenv("WARMUPTEST_MUTANT")) {
     v = std::strtol(e, nullptr, 10);
     cached.store(v, std::memory_order_relaxed);
     return v;
