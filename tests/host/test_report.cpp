@@ -463,3 +463,27 @@ TEST_CASE("the table's columns: each figure under its own heading, p50, p90 and 
   CHECK(d[9] + " " + d[10] == "1.03 ms");
   CHECK(d.back() == "-");  // no warm-up on the device: no warm-up excess
 }
+
+TEST_CASE("CSV as written, byte for byte: a field quoted exactly when it must be, its quotes doubled") {
+  warmup::report r;
+  for (const char* name : {"plain", "a,b", "say \"hi\"", "two\nlines", "cr\rhere", "\"", "sp ace"}) {
+    warmup::site_report s;
+    s.name = name;
+    s.calls = s.host.calls = 1;
+    r.sites.push_back(s);
+  }
+  const std::string csv = warmup::to_csv(r);
+  // Each row starts with the site's name; a lenient reader would forgive a quote too many or
+  // too few, so the raw text is checked.
+  CHECK(csv.find("\r\nplain,") != std::string::npos);
+  CHECK(csv.find("\r\n\"a,b\",") != std::string::npos);
+  CHECK(csv.find("\r\n\"say \"\"hi\"\"\",") != std::string::npos);
+  CHECK(csv.find("\r\n\"two\nlines\",") != std::string::npos);
+  CHECK(csv.find("\r\n\"cr\rhere\",") != std::string::npos);
+  CHECK(csv.find("\r\n\"\"\"\",") != std::string::npos);
+  CHECK(csv.find("\r\nsp ace,") != std::string::npos);  // a space needs no quotes
+  CHECK(csv.find("\"plain\"") == std::string::npos);
+  // Every line ends in CRLF, the last one too.
+  CHECK(csv.size() >= 2);
+  CHECK(csv.compare(csv.size() - 2, 2, "\r\n") == 0);
+}

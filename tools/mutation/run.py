@@ -26,8 +26,8 @@ PROGRAMS = ["warmup_synthetic_report", "warmup_exit_program", "warmup_hostile_na
 HOST_FILES = ["histogram", "statistics", "scope", "report", "device_sampler", "environment", "memory", "fork", "text",
               "report_file", "attribution", "until_steady", "time_base", "identity", "merge"]
 # Tests a mutant never runs: they build the headers themselves (flags, packaging, docs that
-# compile) or need a browser; and tests slower than this at -O0 on a clean build.
-SLOW_S = 60.0
+# compile); and tests slower than this at -O0 on a clean build (rendering 50 sites in a browser).
+SLOW_S = 30.0
 
 # Headers whose code runs only where there is a GPU, CUPTI, cuBLAS or MPI: their mutants are
 # generated and listed, but not sampled for the score, which is measured where CI runs (no GPU).
@@ -358,13 +358,15 @@ def judge(build, mutant, tests, covering, baseline, out):
     return rec
 
 
-def baseline_of(build, tests, log=say):
+def baseline_of(build, tests, log=say, workers=1):
     """Each test's time on the clean build (no mutant active); tests that skip there or take
     longer than SLOW_S are left out, and named. A test that fails there stops the run: the
     switches, all off, must leave the code as it was, or no mutant can be judged."""
+    import concurrent.futures
     base, left, failed = {}, [], []
-    for name in sorted(tests):
-        outcome, dt = build.run_test(tests[name], 600)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        runs = list(pool.map(lambda n: (n, *build.run_test(tests[n], 600)), sorted(tests)))
+    for name, outcome, dt in runs:
         if outcome == "passed" and dt <= SLOW_S:
             base[name] = dt
         elif outcome in ("failed", "timeout"):
