@@ -45,9 +45,14 @@ inline bool on(long id) noexcept { return active() == id; }
 
 
 def write_switch(path, active_file):
+    """Writes the switch's header, unless it is there already: every file of the build includes
+    it, so a new time on it would rebuild them all."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    text = SWITCH.replace("@ACTIVE@", active_file)
+    if os.path.exists(path) and open(path).read() == text:
+        return
     with open(path, "w") as f:
-        f.write(SWITCH.replace("@ACTIVE@", active_file))
+        f.write(text)
 
 
 def apply(text, mutants):
