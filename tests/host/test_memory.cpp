@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "warmup/profile.hpp"
 #include "warmup/detail/runtime/event_ring.hpp"
 #include "warmup/detail/record/site.hpp"
 
@@ -78,4 +79,21 @@ TEST_CASE("one device measurement in flight holds one ring slot of 48 bytes at m
   // double up to 8192.
   CHECK(event_ring::slot_bytes <= 48);
   CHECK(event_ring::max_pairs * event_ring::slot_bytes <= 384 * 1024);
+}
+
+TEST_CASE("a pool's growth: calls that read it, calls that grew it, bytes grown, the first call's bytes") {
+  warmup::detail::site* s = warmup::detail::find_site(op_kind::alloc, "memory.pool_growth");
+  REQUIRE(s != nullptr);
+  s->pool_reserved(0, 100, 400);   // the first call grew it by 300
+  s->pool_reserved(1, 400, 400);   // no growth
+  s->pool_reserved(2, 400, 350);   // shrank: not growth
+  s->pool_reserved(3, 350, 1350);  // grew by 1000
+  const warmup::report r = warmup::snapshot();
+  const auto* site_report = r.find(op_kind::alloc, "memory.pool_growth");
+  REQUIRE(site_report != nullptr);
+  REQUIRE(site_report->pool);
+  CHECK(site_report->pool->calls_read == 4);
+  CHECK(site_report->pool->grew_calls == 2);
+  CHECK(site_report->pool->grown == 1300);
+  CHECK(site_report->pool->first_call == 300);
 }

@@ -487,3 +487,25 @@ TEST_CASE("CSV as written, byte for byte: a field quoted exactly when it must be
   CHECK(csv.size() >= 2);
   CHECK(csv.compare(csv.size() - 2, 2, "\r\n") == 0);
 }
+
+TEST_CASE("a first call whose end would overflow has no cause slices in the timeline") {
+  using ns = std::chrono::nanoseconds;
+  warmup::report r;
+  warmup::site_report s;
+  s.name = "late";
+  s.calls = s.host.calls = 1;
+  s.host.first = ns{100};
+  warmup::attribution why;
+  why.calls = 1;
+  why.spans = {{warmup::cause::module_load, ns{0}, ns{50}}};
+  s.host.first_call_causes = why;
+  warmup::call_record first;
+  first.index = 0;
+  first.host = ns{100};
+  first.host_start = ns{1000};
+  s.timeline = {first};
+  r.sites = {s};
+  CHECK(warmup::to_trace(r).find("\"cat\":\"cause\"") != std::string::npos);  // placed where it fits
+  r.sites[0].timeline[0].host_start = ns::max() - ns{10};  // its end would overflow
+  CHECK(warmup::to_trace(r).find("\"cat\":\"cause\"") == std::string::npos);
+}
