@@ -203,3 +203,15 @@ TEST_CASE("rank numbers at their bounds: 2^31 - 1 read, 2^31 refused; the last r
   REQUIRE(bad_local.problems.size() == 1);
   CHECK(bad_local.problems[0].rfind("SLURM_LOCALID='x'", 0) == 0);
 }
+
+TEST_CASE("a tagged path: the tag before the extension, wherever the name starts") {
+  using warmup::detail::tagged_path;
+  CHECK(tagged_path("r.json", "7") == "r.7.json");  // a one-letter name, no folder
+  CHECK(tagged_path("report", "7") == "report.7");  // no extension: the tag at the end
+  CHECK(tagged_path(".json", "7") == ".json.7");   // a hidden file's dot is not an extension
+  CHECK(tagged_path("a.b/r", "7") == "a.b/r.7");   // a dot in a folder is not one either
+  CHECK(tagged_path("a/.r", "7") == "a/.r.7");
+  CHECK(tagged_path("out/t.trace.json", "7") == "out/t.7.trace.json");
+  CHECK(tagged_path("t.trace.json.bak", "7") == "t.trace.json.7.bak");
+  CHECK(tagged_path("/x.svg", "7") == "/x.7.svg");
+}

@@ -464,3 +464,29 @@ TEST_CASE("a list of ranks: eight shown, the rest counted") {
   CHECK(rank_list({1, 2, 3, 4, 5, 6, 7, 8, 9}) == "1, 2, 3, 4, 5, 6, 7, 8 and 1 more");
   CHECK(rank_list({1, 2, 3}, 2) == "1, 2 and 1 more");
 }
+
+TEST_CASE("a report read back refuses a figure of the wrong kind, and names a bad value printably") {
+  warmup::report r;
+  warmup::site_report s;
+  s.name = "step";
+  s.calls = s.host.calls = 3;
+  r.sites = {s};
+  const std::string good = warmup::to_json(r);
+  std::string error;
+  REQUIRE(warmup::read_report(good, error));
+  const auto swap = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    const std::size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+    return text;
+  };
+  // A count written as a string: not a number, however it reads.
+  error.clear();
+  CHECK_FALSE(warmup::read_report(swap("\"calls\":3", "\"calls\":\"3\""), error));
+  CHECK(error.find("expected") != std::string::npos);
+  // An operation kind this version does not know: its name shown with quotes and controls as '?'.
+  error.clear();
+  CHECK_FALSE(warmup::read_report(swap("\"op\":\"region\"", "\"op\":\"a\\\"b\\u0001c\""), error));
+  CHECK(error.find("\"a?b?c\" is not a name this version knows") != std::string::npos);
+}
