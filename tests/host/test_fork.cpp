@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "warmup/profile.hpp"
+#include "warmup/detail/runtime/notices.hpp"
 
 namespace {
 void counted_step() { WARMUP_SCOPE("fork.static"); }
@@ -63,4 +64,23 @@ TEST_CASE("a scope open across fork is recorded by the parent only") {
   REQUIRE(r.find(warmup::op_kind::region, "fork.open") != nullptr);
   CHECK(r.find(warmup::op_kind::region, "fork.open")->calls == 1);
   CHECK(r.find(warmup::op_kind::region, "fork.open")->host.calls == 1);
+}
+
+TEST_CASE("a forked child forgets the parent's notices: each is said again, once, in the child") {
+  using warmup::detail::notice_board;
+  using warmup::detail::notice_kind;
+  (void)notice_board().raise(notice_kind::rank, "warmup test: said before fork");
+  REQUIRE(notice_board().raised(notice_kind::rank));
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const bool forgot = !notice_board().raised(notice_kind::rank);
+    const bool again = notice_board().raise(notice_kind::rank, "warmup test: said again in the child");
+    ::_exit(forgot && again ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(notice_board().raised(notice_kind::rank));  // the parent's stands
 }

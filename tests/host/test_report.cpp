@@ -509,3 +509,12 @@ TEST_CASE("a first call whose end would overflow has no cause slices in the time
   r.sites[0].timeline[0].host_start = ns::max() - ns{10};  // its end would overflow
   CHECK(warmup::to_trace(r).find("\"cat\":\"cause\"") == std::string::npos);
 }
+
+TEST_CASE("a start time in ISO 8601 UTC, to the millisecond") {
+  using warmup::detail::iso_utc;
+  CHECK(iso_utc(0) == "1970-01-01T00:00:00.000Z");
+  CHECK(iso_utc(999) == "1970-01-01T00:00:00.999Z");
+  CHECK(iso_utc(86'399'999) == "1970-01-01T23:59:59.999Z");
+  CHECK(iso_utc(1'795'816'418'123) == "2026-11-27T21:53:38.123Z");
+  CHECK(iso_utc(-1) == "unknown");
+}

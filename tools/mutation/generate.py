@@ -720,7 +720,8 @@ def candidates_in(header, text, fields=None):
             add("remove_statement", r, "", a)
         elif r.kind == "return":
             body = render(toks, a, b)
-            if "[" not in body:
+            # return false, 0, nullptr, {}: already the default, so removing it changes nothing.
+            if "[" not in body and body not in ("false", "0", "0u", "nullptr", "0.0", "std :: nullopt"):
                 add("return_default", r, f"std::decay_t<decltype({body})>{{}}", a - 1)
     # stable keys: header, operator, line text, occurrence
     seen = {}
