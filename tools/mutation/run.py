@@ -367,7 +367,7 @@ def baseline_of(build, tests, log=say, workers=1):
     base, left, failed = {}, [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         runs = list(pool.map(lambda n: (n, *build.run_test(tests[n], 600)), sorted(tests)))
-    for i, (name, outcome, dt) in enumerate(runs):
+    for name, outcome, dt in runs:
         if outcome in ("failed", "timeout"):  # once more, alone: a test that failed under load
             outcome, dt = build.run_test(tests[name], 600)
             if outcome == "passed":
