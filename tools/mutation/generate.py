@@ -477,6 +477,20 @@ def operand_before(t):
         or t.text in (")", "]")
 
 
+def template_close(toks, k, b):
+    """The index of the > (or >>) that closes the template arguments opened at toks[k], or b."""
+    depth, q = 0, k
+    while q <= b:
+        if toks[q].text == "<" and toks[q].template:
+            depth += 1
+        elif toks[q].text in (">", ">>") and toks[q].template:
+            depth -= 1 if toks[q].text == ">" else 2
+            if depth <= 0:
+                return q
+        q += 1
+    return b
+
+
 def operand_end(toks, k, b):
     """The last token of the unary operand that starts at toks[k]: a name with its member
     accesses, calls and subscripts, or a bracketed expression."""
@@ -492,16 +506,7 @@ def operand_end(toks, k, b):
         elif nxt in (".", "->", "::") and j + 2 <= b and toks[j + 2].kind == "id":
             j += 2
         elif nxt == "<" and toks[j + 1].template:
-            depth, q = 0, j + 1
-            while q <= b:
-                if toks[q].text == "<" and toks[q].template:
-                    depth += 1
-                elif toks[q].text in (">", ">>") and toks[q].template:
-                    depth -= 1 if toks[q].text == ">" else 2
-                    if depth <= 0:
-                        break
-                q += 1
-            j = q
+            j = template_close(toks, j + 1, b)
         else:
             break
     return min(j, b)
@@ -529,15 +534,7 @@ def unevaluated_spans(toks, a, b):
             j = e + 1
             continue
         if t.text == "<" and t.template:
-            depth, q = 0, j
-            while q <= b:
-                if toks[q].text == "<" and toks[q].template:
-                    depth += 1
-                elif toks[q].text in (">", ">>") and toks[q].template:
-                    depth -= 1 if toks[q].text == ">" else 2
-                    if depth <= 0:
-                        break
-                q += 1
+            q = template_close(toks, j, b)
             skip.update(range(j, q + 1))
             j = q + 1
             continue
