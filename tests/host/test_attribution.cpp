@@ -16,6 +16,7 @@
 #include "warmup/profile.hpp"
 #include "warmup/detail/analysis/attribution.hpp"
 #include "warmup/detail/analysis/cpu_sampler.hpp"
+#include "warmup/detail/analysis/host_probe.hpp"
 #include "warmup/detail/io/print.hpp"
 #include "warmup/detail/runtime/clock.hpp"
 #include "warmup/detail/runtime/snapshot.hpp"
@@ -496,4 +497,26 @@ TEST_CASE("set_attribution from several threads at once: one state, no crash, no
   CHECK_FALSE(warmup::attribution_enabled());
   const warmup::report r = warmup::snapshot();
   CHECK(r.attribution_source.rfind("off", 0) == 0);
+}
+
+TEST_CASE("a thread's CPU time read in whole nanoseconds, seconds included") {
+  // Past one second of CPU time, so that the seconds' part of the clock counts.
+  std::uint64_t read = 0, before = 0, after = 0;
+  std::thread([&] {
+    const auto now = [] {
+      timespec t{};
+      ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+      return std::uint64_t(t.tv_sec) * 1'000'000'000u + std::uint64_t(t.tv_nsec);
+    };
+    volatile std::uint64_t spin = 0;
+    while (now() < 1'050'000'000u) spin = spin + 1;
+    before = now();
+    const warmup::detail::thread_usage u = warmup::detail::read_thread_usage();
+    after = now();
+    REQUIRE(u.ok);
+    read = u.cpu_ns;
+  }).join();
+  CHECK(before >= 1'050'000'000u);
+  CHECK(read >= before);
+  CHECK(read <= after);
 }

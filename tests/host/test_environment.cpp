@@ -164,3 +164,47 @@ TEST_CASE("a notice of one kind is said and kept once, however often it is raise
   CHECK(board.raise(notice_kind::site_cap, "warmup test: another kind"));
   CHECK(board.all() == std::vector<std::string>{"warmup test: first", "warmup test: another kind"});
 }
+
+TEST_CASE("every documented spelling of on and off, for every switch that takes them") {
+  // docs/environment.md: 1/on/true/yes, 0/off/false/no; WARMUP_CPU_SAMPLING's on is 1 ms.
+  for (const char* on : {"1", "on", "true", "yes"}) {
+    INFO(on);
+    CHECK(read({{"WARMUP_ENABLE", on}}).enable == 1);
+    CHECK(read({{"WARMUP_ATTRIBUTION", on}}).attribution == 1);
+    CHECK(read({{"WARMUP_CPU_SAMPLING", on}}).cpu_sampling_us == 1000);
+    CHECK(read({{"WARMUP_ENABLE", on}, {"WARMUP_ATTRIBUTION", on}}).messages.empty());
+  }
+  for (const char* off : {"0", "off", "false", "no"}) {
+    INFO(off);
+    CHECK(read({{"WARMUP_ENABLE", off}}).enable == 0);
+    CHECK(read({{"WARMUP_ATTRIBUTION", off}}).attribution == 0);
+    CHECK(read({{"WARMUP_CPU_SAMPLING", off}}).cpu_sampling_us == 0);
+  }
+  for (const char* bad : {"On", "TRUE", "y", "2", "of", "onn"}) {
+    INFO(bad);
+    const auto e = read({{"WARMUP_ATTRIBUTION", bad}});
+    CHECK(e.attribution == -1);
+    CHECK(mentions(e, "WARMUP_ATTRIBUTION="));
+    CHECK(mentions(e, "attribution stays off"));
+  }
+  // Unset: every field left alone.
+  const auto none = read({});
+  CHECK(none.enable == -1);
+  CHECK(none.attribution == -1);
+  CHECK(none.cpu_sampling_us == -1);
+}
+
+TEST_CASE("numeric settings at their bounds: the ends of each range taken, one beyond refused") {
+  CHECK(read({{"WARMUP_IDLE_MS", "1"}}).idle_ms == 1);
+  CHECK(read({{"WARMUP_IDLE_MS", "3600000"}}).idle_ms == 3600000);
+  CHECK(read({{"WARMUP_IDLE_MS", "3600001"}}).idle_ms == -1);
+  CHECK(read({{"WARMUP_TIMELINE_CALLS", "1"}}).timeline_calls == 1);
+  CHECK(read({{"WARMUP_TIMELINE_CALLS", "100000"}}).timeline_calls == 100000);
+  CHECK(read({{"WARMUP_CPU_SAMPLING", "100"}}).cpu_sampling_us == 100);
+  CHECK(read({{"WARMUP_CPU_SAMPLING", "1000000"}}).cpu_sampling_us == 1000000);
+  // Each message names what the value falls back to, distinct for each variable.
+  CHECK(mentions(read({{"WARMUP_IDLE_MS", "0"}}), "the idle threshold stays 1000 ms"));
+  CHECK(mentions(read({{"WARMUP_TIMELINE_CALLS", "0"}}), "first 16 calls"));
+  CHECK(mentions(read({{"WARMUP_ENABLE", "x"}}), "measuring stays on"));
+  CHECK(mentions(read({{"WARMUP_DEVICE_SAMPLING", "x"}}), "adaptive sampling stays"));
+}

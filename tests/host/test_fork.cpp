@@ -17,6 +17,7 @@
 #include "warmup/detail/process.hpp"  // the anchor, which a light file does not otherwise see
 #include "warmup/profile.hpp"
 #include "warmup/detail/runtime/fork_locks.hpp"
+#include "warmup/detail/runtime/notices.hpp"
 
 namespace {
 void counted_step() { WARMUP_SCOPE("fork.static"); }
@@ -136,4 +137,21 @@ TEST_CASE("the anchor named in the environment is followed by this program image
   REQUIRE(pid >= 0);
   if (pid == 0) _exit(d::published_anchor() == mine ? 0 : 1);
   CHECK(child_status(pid) == 0);
+TEST_CASE("a forked child forgets the parent's notices: each is said again, once, in the child") {
+  using warmup::detail::notice_board;
+  using warmup::detail::notice_kind;
+  (void)notice_board().raise(notice_kind::rank, "warmup test: said before fork");
+  REQUIRE(notice_board().raised(notice_kind::rank));
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const bool forgot = !notice_board().raised(notice_kind::rank);
+    const bool again = notice_board().raise(notice_kind::rank, "warmup test: said again in the child");
+    ::_exit(forgot && again ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(notice_board().raised(notice_kind::rank));  // the parent's stands
 }

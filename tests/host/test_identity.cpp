@@ -3,6 +3,7 @@
 #include "catch.hpp"
 
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <string>
 
@@ -146,4 +147,71 @@ TEST_CASE("the identity is read once per process, and again in a forked child") 
   ::unsetenv("RANK");
   ::unsetenv("WORLD_SIZE");
   CHECK(warmup::snapshot().identity.pid == static_cast<int>(::getpid()));
+}
+
+TEST_CASE("every launcher's three variables, each with its own value, and the order they are believed in") {
+  struct launcher_case {
+    const char* name;
+    const char* rank;
+    const char* local_rank;
+    const char* world_size;
+  };
+  // Distinct values in every field, so that a variable read into another field shows.
+  const launcher_case cases[] = {{"Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_SIZE"},
+                                 {"PMI", "PMI_RANK", "MPI_LOCALRANKID", "PMI_SIZE"},
+                                 {"Slurm", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NTASKS"},
+                                 {"torchrun", "RANK", "LOCAL_RANK", "WORLD_SIZE"}};
+  int k = 0;
+  for (const auto& c : cases) {
+    INFO(c.name);
+    ++k;
+    const auto r = read({{c.rank, std::to_string(10 * k + 3)}, {c.local_rank, std::to_string(k)},
+                         {c.world_size, std::to_string(100 * k)}});
+    CHECK(r.launcher == c.name);
+    CHECK(r.rank == 10 * k + 3);
+    CHECK(r.local_rank == k);
+    CHECK(r.world_size == 100 * k);
+    CHECK(r.problems.empty());
+  }
+  // Each launcher is believed before every one after it in the list, whatever else is set.
+  for (std::size_t first = 0; first < std::size(cases); ++first) {
+    std::map<std::string, std::string> env;
+    for (std::size_t j = first; j < std::size(cases); ++j) {
+      env[cases[j].rank] = std::to_string(j + 1);
+      env[cases[j].world_size] = std::to_string(50 + j);
+    }
+    const auto r = read(env);
+    INFO(cases[first].name);
+    CHECK(r.launcher == cases[first].name);
+    CHECK(r.rank == int(first + 1));
+    CHECK(r.world_size == int(50 + first));
+  }
+}
+
+TEST_CASE("rank numbers at their bounds: 2^31 - 1 read, 2^31 refused; the last rank below the size kept") {
+  CHECK(read({{"RANK", "2147483647"}}).rank == 2147483647);
+  CHECK_FALSE(read({{"RANK", "2147483648"}}).rank);
+  CHECK(read({{"RANK", "0"}}).rank == 0);
+  const auto last = read({{"RANK", "3"}, {"WORLD_SIZE", "4"}});
+  CHECK(last.rank == 3);
+  CHECK(last.world_size == 4);
+  CHECK(last.problems.empty());
+  // A bad local rank is said under its own name, and leaves the rank alone.
+  const auto bad_local = read({{"SLURM_PROCID", "2"}, {"SLURM_LOCALID", "x"}, {"SLURM_NTASKS", "4"}});
+  CHECK(bad_local.rank == 2);
+  CHECK_FALSE(bad_local.local_rank);
+  REQUIRE(bad_local.problems.size() == 1);
+  CHECK(bad_local.problems[0].rfind("SLURM_LOCALID='x'", 0) == 0);
+}
+
+TEST_CASE("a tagged path: the tag before the extension, wherever the name starts") {
+  using warmup::detail::tagged_path;
+  CHECK(tagged_path("r.json", "7") == "r.7.json");  // a one-letter name, no folder
+  CHECK(tagged_path("report", "7") == "report.7");  // no extension: the tag at the end
+  CHECK(tagged_path(".json", "7") == ".json.7");   // a hidden file's dot is not an extension
+  CHECK(tagged_path("a.b/r", "7") == "a.b/r.7");   // a dot in a folder is not one either
+  CHECK(tagged_path("a/.r", "7") == "a/.r.7");
+  CHECK(tagged_path("out/t.trace.json", "7") == "out/t.7.trace.json");
+  CHECK(tagged_path("t.trace.json.bak", "7") == "t.trace.json.7.bak");
+  CHECK(tagged_path("/x.svg", "7") == "/x.7.svg");
 }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "warmup/profile.hpp"
 #include "warmup/detail/runtime/event_ring.hpp"
 #include "warmup/detail/record/site.hpp"
 
@@ -78,4 +79,45 @@ TEST_CASE("one device measurement in flight holds one ring slot of 48 bytes at m
   // double up to 8192.
   CHECK(event_ring::slot_bytes <= 48);
   CHECK(event_ring::max_pairs * event_ring::slot_bytes <= 384 * 1024);
+}
+
+TEST_CASE("a pool's growth: calls that read it, calls that grew it, bytes grown, the first call's bytes") {
+  warmup::detail::site* s = warmup::detail::find_site(op_kind::alloc, "memory.pool_growth");
+  REQUIRE(s != nullptr);
+  s->pool_reserved(0, 100, 400);   // the first call grew it by 300
+  s->pool_reserved(1, 400, 400);   // no growth
+  s->pool_reserved(2, 400, 350);   // shrank: not growth
+  s->pool_reserved(3, 350, 1350);  // grew by 1000
+  const warmup::report r = warmup::snapshot();
+  const auto* site_report = r.find(op_kind::alloc, "memory.pool_growth");
+  REQUIRE(site_report != nullptr);
+  REQUIRE(site_report->pool);
+  CHECK(site_report->pool->calls_read == 4);
+  CHECK(site_report->pool->grew_calls == 2);
+  CHECK(site_report->pool->grown == 1300);
+  CHECK(site_report->pool->first_call == 300);
+}
+
+TEST_CASE("the timeline: the first calls, then every 2^k-th call; a reused entry's device time cleared") {
+  warmup::detail::timeline t(4);
+  for (std::uint64_t i = 0; i < 8; ++i) CHECK(t.entry_for(i) != nullptr);  // the first 4, then stride 1 to 2 x 4
+  for (std::uint64_t i = 8; i < 16; ++i) CHECK((t.entry_for(i) != nullptr) == (i % 2 == 0));
+  for (std::uint64_t i = 16; i < 32; ++i) CHECK((t.entry_for(i) != nullptr) == (i % 4 == 0));
+  // The ring of 16 has taken 4 + 4 + 4 = 12 calls; the next four fill it, the fifth reuses the
+  // first sampled entry, which must not keep the device time of the call it held.
+  warmup::detail::timeline u(4);
+  warmup::detail::timeline_entry* first = u.entry_for(4);
+  REQUIRE(first != nullptr);
+  first->device_start.store(5);
+  first->device_ns.store(77);
+  std::uint64_t index = 5, taken = 1;
+  warmup::detail::timeline_entry* reused = nullptr;
+  for (; taken <= warmup::detail::timeline::sampled; ++index)
+    if (warmup::detail::timeline_entry* e = u.entry_for(index)) {
+      ++taken;
+      reused = e;
+    }
+  CHECK(reused == first);
+  CHECK(first->device_start.load() == 0);
+  CHECK(first->device_ns.load() == 0);
 }

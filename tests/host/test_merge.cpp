@@ -441,4 +441,77 @@ TEST_CASE("only a regular file is read back: a FIFO, a device or a directory is 
   }
   ::unlink(fifo.c_str());
   ::rmdir(dir);
+TEST_CASE("the merged table: each spread under its heading, the slowest rank, device rows, notes at their bounds") {
+  const auto with = [](std::string name, ns first, std::optional<ns> p50, ns excess, std::optional<ns> dev_first,
+                       std::optional<ns> dev_p50, std::uint64_t calls) {
+    warmup::site_summary s = site(std::move(name), first, p50, calls);
+    s.warmup_excess = excess;
+    s.device_first = dev_first;
+    s.device_p50 = dev_p50;
+    return s;
+  };
+  std::vector<warmup::rank_summary> in;
+  // Distinct values everywhere: first 11/22/33 ms, p50 1.1/2.2/3.3 ms (3.0x: a note), excess
+  // medians 5 ms, device first 4/5/6 ms and p50 0.11/0.12/0.13 ms; "even" spreads exactly 2x (no note).
+  in.push_back(rank_of(0, {with("step", 22ms, 3300us, 4ms, 5ms, 130us, 3), with("even", 1ms, 1ms, 0ms, {}, {}, 1)}));
+  in.push_back(rank_of(1, {with("step", 33ms, 1100us, 5ms, 4ms, 110us, 4), with("even", 1ms, 2ms, 0ms, {}, {}, 1)}));
+  in.push_back(rank_of(2, {with("step", 11ms, 2200us, 6ms, 6ms, 120us, 5)}));
+  in.back().host = "other";
+  std::ostringstream os;
+  warmup::print(warmup::merge(std::move(in)), os);
+  const std::string t = os.str();
+  INFO(t);
+  CHECK(t.rfind("warmup merge: 3 ranks; hosts: h (2 ranks), other (1 rank); devices: none (3 ranks)\n", 0) == 0);
+  // Each row with its runs of spaces made one (the columns are aligned to the widest cell).
+  std::istringstream lines(t);
+  std::string step, dev, even;
+  for (std::string l; std::getline(lines, l);) {
+    std::string one;
+    std::istringstream words(l);
+    for (std::string w; words >> w;) one += (one.empty() ? "" : " ") + w;
+    if (one.rfind("step ", 0) == 0) step = one;
+    if (one.rfind("dev ", 0) == 0 && dev.empty()) dev = one;
+    if (one.rfind("even ", 0) == 0) even = one;
+  }
+  CHECK(step == "step region host 3/3 12 11.0 ms / 22.0 ms / 33.0 ms rank 1 1.10 ms / 2.20 ms / 3.30 ms rank 0 5.00 ms");
+  CHECK(dev == "dev 3/3 4.00 ms / 5.00 ms / 6.00 ms rank 2 110 us / 120 us / 130 us rank 0");
+  CHECK(even == "even region host 2/3 2 1.00 ms / 1.00 ms / 1.00 ms rank 0 1.00 ms / 1.00 ms / 2.00 ms rank 1 0 ns");
+  CHECK(t.find("steady p50 differs 3.0x across ranks") != std::string::npos);
+  CHECK(t.find("steady p50 differs 2.0x") == std::string::npos);  // exactly twice is not "differs"
+  CHECK(t.find("missing on ranks 2\n") != std::string::npos);
+}
+
+TEST_CASE("a list of ranks: eight shown, the rest counted") {
+  using warmup::detail::rank_list;
+  CHECK(rank_list({}) == "");
+  CHECK(rank_list({4}) == "4");
+  CHECK(rank_list({1, 2, 3, 4, 5, 6, 7, 8}) == "1, 2, 3, 4, 5, 6, 7, 8");
+  CHECK(rank_list({1, 2, 3, 4, 5, 6, 7, 8, 9}) == "1, 2, 3, 4, 5, 6, 7, 8 and 1 more");
+  CHECK(rank_list({1, 2, 3}, 2) == "1, 2 and 1 more");
+}
+
+TEST_CASE("a report read back refuses a figure of the wrong kind, and names a bad value printably") {
+  warmup::report r;
+  warmup::site_report s;
+  s.name = "step";
+  s.calls = s.host.calls = 3;
+  r.sites = {s};
+  const std::string good = warmup::to_json(r);
+  std::string error;
+  REQUIRE(warmup::read_report(good, error));
+  const auto swap = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    const std::size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+    return text;
+  };
+  // A count written as a string: not a number, however it reads.
+  error.clear();
+  CHECK_FALSE(warmup::read_report(swap("\"calls\":3", "\"calls\":\"3\""), error));
+  CHECK(error.find("expected") != std::string::npos);
+  // An operation kind this version does not know: its name shown with quotes and controls as '?'.
+  error.clear();
+  CHECK_FALSE(warmup::read_report(swap("\"op\":\"region\"", "\"op\":\"a\\\"b\\u0001c\""), error));
+  CHECK(error.find("\"a?b?c\" is not a name this version knows") != std::string::npos);
 }

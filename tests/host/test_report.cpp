@@ -449,4 +449,134 @@ TEST_CASE("a site name is kept to 4 KiB, cut on a character boundary and said on
   warmup::report named_y = only;
   named_y.sites[0].name = "y";
   CHECK(warmup::to_csv(only).size() == warmup::to_csv(named_y).size() + 4095);  // the name once, 4 KiB
+TEST_CASE("the table's columns: each figure under its own heading, p50, p90 and p99 told apart") {
+  warmup::report r;
+  warmup::site_report s;
+  s.name = "spread";
+  s.op = warmup::op_kind::launch;
+  s.calls = s.host.calls = 9;
+  s.host.warmup_calls = 2;
+  s.host.first = 7ms;
+  warmup::steady_state st;
+  st.calls = 7;
+  st.p50 = 1100us;
+  st.p90 = 2200us;
+  st.p99 = 3300us;
+  st.p999 = 4400us;
+  st.min = 900us;
+  st.max = 5500us;
+  st.mean = 1500us;
+  s.host.steady = st;
+  s.host.first_call_excess = 5900us;
+  s.host.warmup_excess = 1200us;
+  warmup::timing dev = s.host;
+  dev.calls = 8;
+  dev.first = 6ms;
+  dev.steady->p50 = 1010us;
+  dev.steady->p90 = 1020us;
+  dev.steady->p99 = 1030us;
+  dev.warmup_calls = 0;
+  s.device = dev;
+  r.sites = {s};
+  std::ostringstream os;
+  warmup::print(r, os);
+  const std::string t = os.str();
+  std::vector<std::string> lines;
+  std::istringstream in(t);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  const auto line_of = [&](const std::string& start) -> std::string {
+    for (const auto& l : lines)
+      if (l.rfind(start, 0) == 0) return l;
+    return "";
+  };
+  const auto cells = [](const std::string& l) {
+    std::vector<std::string> out;
+    std::istringstream ws(l);
+    for (std::string w; ws >> w;) out.push_back(w);
+    return out;
+  };
+  const std::vector<std::string> head = cells(line_of("site"));
+  REQUIRE(head.size() >= 9);
+  CHECK(head[6] == "p50");
+  CHECK(head[7] == "p90");
+  CHECK(head[8] == "p99");
+  // "spread launch host 9 2 7.00 ms 1.10 ms 2.20 ms 3.30 ms +5.90 ms +1.20 ms": a duration is two words.
+  const std::vector<std::string> host = cells(line_of("spread"));
+  REQUIRE(host.size() >= 15);
+  CHECK(host[2] == "host");
+  CHECK(host[3] == "9");
+  CHECK(host[4] == "2");
+  CHECK(host[5] + " " + host[6] == "7.00 ms");
+  CHECK(host[7] + " " + host[8] == "1.10 ms");
+  CHECK(host[9] + " " + host[10] == "2.20 ms");
+  CHECK(host[11] + " " + host[12] == "3.30 ms");
+  CHECK(host[13] + " " + host[14] == "+5.90 ms");
+  CHECK(host[15] + " " + host[16] == "+1.20 ms");
+  const auto dev_row = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.find(" dev ") != std::string::npos; });
+  REQUIRE(dev_row != lines.end());
+  const std::vector<std::string> d = cells(*dev_row);
+  REQUIRE(d.size() >= 11);
+  CHECK(d[0] == "dev");
+  CHECK(d[1] == "8");
+  CHECK(d[2] == "0");
+  CHECK(d[3] + " " + d[4] == "6.00 ms");
+  CHECK(d[5] + " " + d[6] == "1.01 ms");
+  CHECK(d[7] + " " + d[8] == "1.02 ms");
+  CHECK(d[9] + " " + d[10] == "1.03 ms");
+  CHECK(d.back() == "-");  // no warm-up on the device: no warm-up excess
+}
+
+TEST_CASE("CSV as written, byte for byte: a field quoted exactly when it must be, its quotes doubled") {
+  warmup::report r;
+  for (const char* name : {"plain", "a,b", "say \"hi\"", "two\nlines", "cr\rhere", "\"", "sp ace"}) {
+    warmup::site_report s;
+    s.name = name;
+    s.calls = s.host.calls = 1;
+    r.sites.push_back(s);
+  }
+  const std::string csv = warmup::to_csv(r);
+  // Each row starts with the site's name; a lenient reader would forgive a quote too many or
+  // too few, so the raw text is checked.
+  CHECK(csv.find("\r\nplain,") != std::string::npos);
+  CHECK(csv.find("\r\n\"a,b\",") != std::string::npos);
+  CHECK(csv.find("\r\n\"say \"\"hi\"\"\",") != std::string::npos);
+  CHECK(csv.find("\r\n\"two\nlines\",") != std::string::npos);
+  CHECK(csv.find("\r\n\"cr\rhere\",") != std::string::npos);
+  CHECK(csv.find("\r\n\"\"\"\",") != std::string::npos);
+  CHECK(csv.find("\r\nsp ace,") != std::string::npos);  // a space needs no quotes
+  CHECK(csv.find("\"plain\"") == std::string::npos);
+  // Every line ends in CRLF, the last one too.
+  CHECK(csv.size() >= 2);
+  CHECK(csv.compare(csv.size() - 2, 2, "\r\n") == 0);
+}
+
+TEST_CASE("a first call whose end would overflow has no cause slices in the timeline") {
+  using ns = std::chrono::nanoseconds;
+  warmup::report r;
+  warmup::site_report s;
+  s.name = "late";
+  s.calls = s.host.calls = 1;
+  s.host.first = ns{100};
+  warmup::attribution why;
+  why.calls = 1;
+  why.spans = {{warmup::cause::module_load, ns{0}, ns{50}}};
+  s.host.first_call_causes = why;
+  warmup::call_record first;
+  first.index = 0;
+  first.host = ns{100};
+  first.host_start = ns{1000};
+  s.timeline = {first};
+  r.sites = {s};
+  CHECK(warmup::to_trace(r).find("\"cat\":\"cause\"") != std::string::npos);  // placed where it fits
+  r.sites[0].timeline[0].host_start = ns::max() - ns{10};  // its end would overflow
+  CHECK(warmup::to_trace(r).find("\"cat\":\"cause\"") == std::string::npos);
+}
+
+TEST_CASE("a start time in ISO 8601 UTC, to the millisecond") {
+  using warmup::detail::iso_utc;
+  CHECK(iso_utc(0) == "1970-01-01T00:00:00.000Z");
+  CHECK(iso_utc(999) == "1970-01-01T00:00:00.999Z");
+  CHECK(iso_utc(86'399'999) == "1970-01-01T23:59:59.999Z");
+  CHECK(iso_utc(1'795'816'418'123) == "2026-11-27T21:53:38.123Z");
+  CHECK(iso_utc(-1) == "unknown");
 }

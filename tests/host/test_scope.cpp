@@ -477,3 +477,17 @@ TEST_CASE("a thread refused a shard takes one once another thread gives its back
   for (std::size_t t = 1; t < holders; ++t) pool[t].join();
   CHECK(s.shard_count() == holders);
 }
+
+TEST_CASE("names compared by their characters: every length, a difference at every place") {
+  // same_chars compares 4 to 16 bytes in two overlapping words; other lengths byte by byte.
+  for (std::size_t n = 0; n <= 40; ++n) {
+    const std::string a(n, 'a');
+    CHECK(warmup::detail::same_chars(a.data(), std::string(a).data(), n));
+    for (std::size_t at = 0; at < n; ++at) {
+      std::string b = a;
+      b[at] = 'b';
+      INFO("length " << n << ", differing at " << at);
+      CHECK_FALSE(warmup::detail::same_chars(a.data(), b.data(), n));
+    }
+  }
+}

@@ -9,6 +9,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -251,4 +252,30 @@ TEST_CASE("the rule is judged after every call at first, then sparsely: a long l
   // ones at most: ranks 6 and 15 are both fast); judged every 8th call there.
   CHECK(r.calls >= 1010);
   CHECK(r.calls <= 1010 + 1010 / 64);
+}
+
+TEST_CASE("what warmup_until_steady returns: the first call, the warm-up, the p50 inside its interval") {
+  // A slow first call (20 ms asleep), then calls of about 1 ms, distinct from it by far: every
+  // figure of the result is told apart from the others.
+  int calls = 0;
+  steady_limits l;
+  l.max_calls = 200;
+  const warmup::steady_result r = warmup::warmup_until_steady("until_steady.figures", [&] {
+    std::this_thread::sleep_for(milliseconds(++calls == 1 ? 20 : 1));
+  }, l);
+  REQUIRE(r.why != steady_stop::error);
+  CHECK(r.calls == std::size_t(calls));
+  CHECK(r.first >= milliseconds(20));
+  CHECK(r.p50 >= milliseconds(1));
+  CHECK(r.p50 < milliseconds(15));
+  CHECK(r.first > r.p50);
+  CHECK(r.warmup_calls >= 1);  // the first call is part of the warm-up
+  CHECK(r.warmup_calls < r.calls);
+  CHECK(r.took >= r.first + (r.calls - 1) * milliseconds(1));
+  CHECK(r.status.took == r.took);
+  if (r.steady()) {
+    CHECK(r.p50_low <= r.p50);
+    CHECK(r.p50 <= r.p50_high);
+    CHECK(r.p50_low >= milliseconds(1));
+  }
 }

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""tools/mutate's generator and switches, on a fixture header (fixture.hpp beside this file):
+the operators expected where they belong and none where they do not (comments, strings,
+preprocessor lines, static_assert, constexpr functions); keys that survive an unrelated edit;
+the equivalents list read and matched; and every mutant switched into one program, each one
+changing what the program computes only when it is the active one.
+
+usage: check_mutate.py CXX
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools", "mutation"))
+import generate  # noqa: E402
+import run as runner  # noqa: E402
+import schema  # noqa: E402
+
+FAILURES = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILURES.append(what)
+        print("FAILED: " + what)
+
+
+def at(cands, text):
+    """Candidates on the line whose text contains `text`."""
+    return [c for c in cands if text in c["line_text"]]
+
+
+def ops(cands):
+    return sorted({c["operator"] for c in cands})
+
+
+MAIN = r"""
+#include <cstdio>
+#include "fixture.hpp"
+int main() {
+  std::vector<int> v{1, 5, 7, 9};
+  fixture::pair_of_sizes p;
+  p.low = 3;
+  p.high = 10;
+  std::printf("%d %d %zu %s %zu %d\n", fixture::clamp_low(1, 2), fixture::clamp_low(5, 2),
+              fixture::count_above(v, 5), fixture::label(true).c_str(), fixture::width(p),
+              fixture::call_first(1, 2));
+}
+"""
+
+
+def main():
+    cxx = sys.argv[1] if len(sys.argv) > 1 else "c++"
+    text = open(os.path.join(HERE, "fixture.hpp")).read()
+    toks = generate.lex(text)
+    fields = generate.field_neighbours([toks])
+    cands, _ = generate.candidates_in("fixture.hpp", text, fields)
+
+    check(ops(at(cands, "if (x < low)")) == ["condition_false", "condition_true", "lt_to_ge", "lt_to_le",
+                                             "negate_condition", "return_default"],
+          f"if (x < low): boundary, negation and forced conditions; got {ops(at(cands, 'if (x < low)'))}")
+    check(ops(at(cands, "return x;")) == ["return_default"], "return x: its value removed")
+    check({"lt_to_le", "lt_to_ge"} <= set(ops(at(cands, "i < v.size()"))), "a for loop's condition")
+    check("add_assign_to_sub_assign" in ops(at(cands, "n += 1")) and "int_plus_one" in ops(at(cands, "n += 1"))
+          and "remove_statement" in ops(at(cands, "n += 1")), "n += 1: operator, constant, statement removed")
+    check("sub_to_add" in ops(at(cands, "p.high - p.low")), "p.high - p.low: - to +")
+    swapped = [c["mutated"] for c in at(cands, "p.high - p.low") if c["operator"] == "field_neighbour"]
+    check(sorted(swapped) == ["p . high - p . high", "p . low - p . low"],
+          f"a field swapped for its neighbour of the same type; got {swapped}")
+    check([c["mutated"] for c in at(cands, "return first_of(a, b)") if c["operator"] == "swap_arguments"]
+          == ["first_of ( b , a )"], "first_of(a, b): arguments swapped")
+    check(not at(cands, "FIXTURE_LIMIT"), "nothing in a preprocessor line")
+    check(not at(cands, "static_assert"), "nothing in a static_assert")
+    check(not at(cands, "constexpr int twice"), "nothing in a constexpr function")
+    check(not [c for c in at(cands, "a < b") if c["operator"].startswith("lt_")], "nothing inside a string")
+    check(not [c for c in cands if "never mutated" in c["mutated"]], "nothing inside a comment")
+
+    # Keys: stable when lines are added above; distinct within the header.
+    moved, _ = generate.candidates_in("fixture.hpp", "// one more line\n\n" + text, fields)
+    check(sorted(c["key"] for c in moved) == sorted(c["key"] for c in cands), "keys survive an unrelated edit")
+    check(len({c["key"] for c in cands}) == len(cands), "keys are distinct")
+
+    # The project's equivalents list: every entry names a mutant the headers still have.
+    keys = {c["key"] for c in runner.all_candidates()}
+    stale = [e for k, e in runner.read_equivalents().items() if k not in keys]
+    check(not stale, "tools/mutation/equivalent.txt names mutants the headers no longer have: "
+          + "; ".join(f"{e['header']} {e['operator']}: {e['line']}" for e in stale))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        # The equivalents list: an entry matches its candidate's key; an entry without a reason is refused.
+        c0 = at(cands, "if (x < low)")[0]
+        listed = os.path.join(tmp, "equivalent.txt")
+        with open(listed, "w") as f:
+            f.write(f"# a comment\n- header: fixture.hpp\n  operator: {c0['operator']}\n  occurrence: 1\n"
+                    f"  line: {c0['line_text']}\n  why: planted by the self-test\n")
+        check(c0["key"] in runner.read_equivalents(listed), "an equivalents entry matches its candidate")
+        with open(listed, "a") as f:
+            f.write("- header: fixture.hpp\n  operator: lt_to_le\n  line: if (x < low) return low;\n  why:\n")
+        try:
+            runner.read_equivalents(listed)
+            check(False, "an entry without a reason is refused")
+        except SystemExit:
+            pass
+
+        # Every candidate switched into one program: off, it computes what the fixture does; each
+        # one on changes that only through its own region.
+        for i, c in enumerate(cands):
+            c["id"] = i
+        kept, dropped = runner.resolve_overlaps(cands)
+        check(not dropped, "the fixture's regions do not nest")
+        new, _ = schema.apply(text, kept)
+        check(new.count("\n") == text.count("\n"), "switches keep the header's lines where they were")
+        with open(os.path.join(tmp, "fixture.hpp"), "w") as f:
+            f.write(new)
+        with open(os.path.join(tmp, "main.cpp"), "w") as f:
+            f.write(MAIN)
+        active = os.path.join(tmp, "active")
+        switch = os.path.join(tmp, "switch.hpp")
+        schema.write_switch(switch, active)
+        exe = os.path.join(tmp, "fixture")
+        r = subprocess.run([cxx, "-std=c++17", "-include", switch, "-I", tmp, os.path.join(tmp, "main.cpp"), "-o", exe],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        check(r.returncode == 0, "the fixture with every switch compiles:\n" + r.stdout[-3000:])
+        if r.returncode != 0:
+            return report()
+
+        def output(mid, how="env"):
+            """The program's output with mutant `mid` active, named in WARMUPTEST_MUTANT or in the file."""
+            env = dict(os.environ, WARMUPTEST_MUTANT=str(mid))
+            if how == "file":
+                del env["WARMUPTEST_MUTANT"]
+                with open(active, "w") as f:
+                    f.write(str(mid))
+            return subprocess.run([exe], stdout=subprocess.PIPE, text=True, timeout=20, env=env).stdout
+
+        clean = output(-1)
+        check(clean == "2 5 2 a < b 7 12\n", f"no mutant active: the fixture's own results; got {clean!r}")
+        changed = {c["operator"] for c in kept if output(c["id"]) != clean}
+        first = next(c for c in kept if c["operator"] == "lt_to_ge")
+        check(output(first["id"], how="file") == output(first["id"]) != clean, "the active mutant read from the file")
+        check(output(-1, how="file") == clean, "the file naming no mutant")
+        for op in ("lt_to_ge", "negate_condition", "condition_true", "return_default", "field_neighbour",
+                   "swap_arguments", "sub_to_add", "int_plus_one", "remove_statement"):
+            check(op in changed, f"switching on a {op} mutant changes the result")
+        # The switch is the textual mutant: the same output as the file edited by hand.
+        c = next(c for c in kept if c["operator"] == "lt_to_ge")
+        edited = text.replace("if (x < low) return low;", "if (x >= low) return low;")
+        with open(os.path.join(tmp, "fixture.hpp"), "w") as f:
+            f.write(edited)
+        r = subprocess.run([cxx, "-std=c++17", "-include", switch, "-I", tmp, os.path.join(tmp, "main.cpp"), "-o", exe],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        by_hand = output(-1)
+        with open(os.path.join(tmp, "fixture.hpp"), "w") as f:
+            f.write(new)
+        subprocess.run([cxx, "-std=c++17", "-include", switch, "-I", tmp, os.path.join(tmp, "main.cpp"), "-o", exe])
+        check(output(c["id"]) == by_hand, "a switched mutant computes what the edited header does")
+    return report()
+
+
+def report():
+    if FAILURES:
+        print(f"{len(FAILURES)} checks failed")
+        return 1
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
