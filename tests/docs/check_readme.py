@@ -136,6 +136,87 @@ def build_line(cxx):
     return f"the g++ line of {BUILDS} built and ran examples/steps.cpp: {' '.join(words[:3])} ..."
 
 
+def version():
+    """One version, said alike by CMake's project(), config.hpp's macros and find_package in the
+    pages; docs/reports.md's table of versions has its row, naming the schema json.hpp writes."""
+    cmake = re.search(r"project\(warmup VERSION ([0-9.]+)", read("CMakeLists.txt")).group(1)
+    config = read("include/warmup/config.hpp")
+    parts = [re.search(rf"#define WARMUP_VERSION_{p} (\d+)", config).group(1) for p in ("MAJOR", "MINOR", "PATCH")]
+    string = re.search(r'#define WARMUP_VERSION_STRING "([^"]+)"', config).group(1)
+    assert cmake == ".".join(parts) == string, f"CMakeLists.txt says {cmake}, config.hpp {parts} and {string!r}"
+    schema = re.search(r'json_schema = "([^"]+)"', read("include/warmup/json.hpp")).group(1)
+    table = section(REPORTS, "### Versions and compatibility")
+    rows = [l for l in table.split("\n") if l.startswith(f"| {string} ")]
+    assert rows and f"`{schema}`" in rows[0], f"{REPORTS}'s versions table has no row for {string} naming {schema}"
+    minor = ".".join(parts[:2])
+    pages = ["README.md"] + [os.path.join("docs", n) for n in sorted(os.listdir(os.path.join(ROOT, "docs"))) if n.endswith(".md")]
+    stale = [f"{p}: {m}" for p in pages for m in re.findall(r"find_package\(warmup ([0-9.]+)", read(p)) if m != minor]
+    assert not stale, f"find_package(warmup X.Y) must ask for {minor}: {stale}"
+    return f"version {string} in CMakeLists.txt, config.hpp and {REPORTS} ({schema}); find_package asks for {minor}"
+
+
+def front_door():
+    """The README's first screen says what the library is, how to install it and add it to a
+    project (the two CMake ways apart, a Makefile), ten lines of use and the picture, before the
+    quick start; the quick start's two commands stay (and .ci/run runs the test one); the
+    folklore's tables live in their chapter; the snippet's whole program is a visible link; the
+    scope tables name every constructor scope.hpp has; tools/test's packages are all named."""
+    lines = README.split("\n")
+    quick = next(i for i, l in enumerate(lines) if l.startswith("## Quick start"))
+    first = "\n".join(lines[:quick])
+    for what, text in (("the install commands", "cmake --install"), ("find_package", "find_package(warmup"),
+                       ("add_subdirectory", "add_subdirectory("), ("the Makefile", "examples/make/Makefile"),
+                       ("the use", "```cpp"), ("the picture", "![")):
+        assert text in first, f"README.md's first screen (before ## Quick start) lacks {what} ({text!r})"
+    assert quick < 90, f"README.md's quick start begins at line {quick + 1}: the first screen is too long"
+    for body in re.findall(r"```cmake\n(.*?)```", README, re.S):
+        assert not ("find_package(" in body and "add_subdirectory(" in body), (
+            f"README.md joins find_package and add_subdirectory in one block, which fails pasted:\n{body}")
+    for command in ("tools/demo", "tools/test"):
+        assert re.search(rf"^{command} ", README, re.M), f"the quick start lost {command}"
+    assert re.search(r"^\s*tools/test\b", read(".ci/run"), re.M), ".ci/run no longer runs tools/test"
+    assert "| claim |" not in README, "the folklore's tables belong in docs/folklore.md"
+    assert "| claim |" in read("docs/folklore.md"), "docs/folklore.md lost the folklore's tables"
+    visible = re.sub(r"<!--.*?-->", "", README, flags=re.S)
+    assert "](examples/using_it.cu)" in visible, "README.md has no visible link to examples/using_it.cu"
+    # Every public constructor of scope<Op> (a name first) in both tables of constructors.
+    scope = read("include/warmup/scope.hpp")
+    ctors = set()
+    for params in re.findall(r"^  (?:explicit )?scope\((std::string_view name[^)]*)\)", scope, re.M):
+        ctors.add("(" + ", ".join(p.split()[-1] for p in params.split(",")) + ")")
+    assert len(ctors) >= 5, ctors
+    for page in ("README.md", BUILDS):
+        missing = [c for c in sorted(ctors) if f"`{c}`" not in read(page)]
+        assert not missing, f"{page}'s table of scopes leaves out the constructors {missing}"
+    test = read("tools/test")
+    packages = set()
+    for group in re.findall(r"need\+=\(([^)]*)\)", test):
+        packages.update(group.split())
+    listed = README.split("<!-- tools/test's packages -->", 1)[1].split("\n\n", 1)[0]
+    missing = sorted(p for p in packages if f"`{p}`" not in listed)
+    assert not missing, f"README.md's list of what tools/test installs leaves out {missing}"
+    return (f"README.md's first screen: install, both CMake ways apart, Makefile, use, picture; "
+            f"{len(ctors)} constructors in both tables; tools/test's {len(packages)} packages named")
+
+
+def troubleshooting():
+    """Each message docs/troubleshooting.md quotes (the backticked text after 'Message') is text
+    the code prints: found in include/ or cmake/, as written."""
+    page = read("docs/troubleshooting.md")
+    sources = []
+    for top in ("include", "cmake"):
+        for folder, _, names in os.walk(os.path.join(ROOT, top)):
+            sources += [open(os.path.join(folder, n), encoding="utf-8").read() for n in names]
+    code = "\n".join(sources)
+    quoted = []
+    for block in re.findall(r"^Message[^\n]*(?:\n[^\n]+)*", page, re.M):
+        quoted += re.findall(r"`([^`]+)`", block)
+    assert len(quoted) >= 6, f"docs/troubleshooting.md quotes only {quoted}"
+    missing = [q for q in quoted if q not in code]
+    assert not missing, f"docs/troubleshooting.md quotes messages the code does not print: {missing}"
+    return f"{len(quoted)} messages quoted in docs/troubleshooting.md, each printed by the code"
+
+
 def key_paths(value, prefix=""):
     """Every key of a JSON value, as dotted paths, lists looked into."""
     if isinstance(value, dict):
