@@ -316,8 +316,28 @@ def variables_read():
 
 def environment():
     """docs/environment.md's table names every variable the code reads, and only those."""
-    text = read(ENVIRONMENT)
+    text, _, tools_text = read(ENVIRONMENT).partition("## Read by the repository's tools")
     rows = [l for l in text.split("\n") if l.startswith("| `")]
+    tools_rows = [l for l in tools_text.split("\n") if l.startswith("| `")]
+    # The library's table holds what the library reads; the tools' own variables, which the
+    # library names as unknown, stand apart (a program run with them set would warn).
+    library = {n for n, where in variables_read().items() if where.startswith("include")}
+    for row in tools_rows:
+        for name in re.findall(r"`([A-Z][A-Z0-9_]*)`", row.split("|")[1]):
+            assert name not in library, f"{ENVIRONMENT} lists {name}, which the library reads, among the tools'"
+    for row in rows:
+        for name in re.findall(r"`(WARMUP_[A-Z0-9_]*)`", row.split("|")[1]):
+            assert name in library, (f"{ENVIRONMENT}'s table of the library's variables lists {name}, which the library "
+                                     "does not read (and names as unknown): it belongs with the tools'")
+    setter = re.search(r"a function that sets the same thing from code[^.]*\.", text, re.S)
+    assert setter, f"{ENVIRONMENT} no longer says where each variable's function is"
+    elsewhere = re.findall(r"`(\w+)` \(for `WARMUP_\w+`\), which is in `(\w+\.hpp)`", " ".join(text.split()))
+    assert elsewhere, setter.group(0)
+    for fn, header in elsewhere:
+        code = lambda h: re.sub(r"//[^\n]*", "", read(os.path.join("include", "warmup", h)))  # noqa: E731
+        assert re.search(rf"\b{fn}\(", code(header)), f"{fn} is not in {header}"
+        assert not re.search(rf"\b{fn}\(", code("settings.hpp")), f"{fn} is in settings.hpp after all"
+    rows += tools_rows
     assert rows, f"{ENVIRONMENT} has no table of variables"
     documented = {}
     for row in rows:
