@@ -425,6 +425,8 @@ SPECIFICATIONS = [
     ("include/warmup/detail/record/recurrence.hpp", "0.2 to 1 ms", "2^20 ticks at 1 to 5 GHz"),
     ("include/warmup/detail/runtime/settings.hpp", "172 GB", "what 2^32 - 1 timeline calls would ask a site for"),
     ("include/warmup/detail/io/trace.hpp", "100 s", "an example of a time in a run, for the format's precision"),
+    ("include/warmup/detail/runtime/registry.hpp", "4 KiB", "the longest site name kept (max_name_bytes)"),
+    ("include/warmup/detail/runtime/registry.hpp", "100 MB", "a hostile name's size, the input that made the limit"),
 ]
 # Sections that report an experiment of their own (a program run to show a behaviour, its
 # figures beside its method), not what the library costs; (page, heading or "*" for the page).
