@@ -5,7 +5,8 @@ include(CMakePackageConfigHelpers)
 
 install(TARGETS warmup warmup_cublas EXPORT warmupTargets)
 install(DIRECTORY include/warmup DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# The interface source that compiles the runtime once for each consumer (WARMUP_LIGHT).
+# The runtime's source, which the package compiles once per consumer's build tree into
+# warmup::runtime (WARMUP_LIGHT; cmake/runtime_library.cmake, installed beside the config).
 install(FILES cmake/warmup_runtime.cpp DESTINATION ${CMAKE_INSTALL_DATADIR}/warmup)
 if(TARGET warmup-report)
   # OPTIONAL: a header-only install (configure, then install, no build) stays possible; the
@@ -36,5 +37,11 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/warmupConfigVersion
 install(EXPORT warmupTargets NAMESPACE warmup:: DESTINATION ${WARMUP_CMAKE_DIR})
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/warmupConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/warmupConfigVersion.cmake
+              cmake/runtime_library.cmake
         DESTINATION ${WARMUP_CMAKE_DIR})
-export(EXPORT warmupTargets NAMESPACE warmup:: FILE ${CMAKE_CURRENT_BINARY_DIR}/warmupTargets.cmake)
+# The build tree's package: its warmup::runtime is this build's, already compiled.
+set(warmup_build_tree_targets warmup warmup_cublas)
+if(TARGET warmup_runtime)
+  list(APPEND warmup_build_tree_targets warmup_runtime)
+endif()
+export(TARGETS ${warmup_build_tree_targets} NAMESPACE warmup:: FILE ${CMAKE_CURRENT_BINARY_DIR}/warmupTargets.cmake)

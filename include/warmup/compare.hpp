@@ -57,12 +57,12 @@ constexpr std::string_view to_string(verdict v) noexcept {
 struct compare_options {
   /// A figure changes only when new / base differs from 1 by more than this (0.10 = 10%).
   double threshold = 0.10;
-  /// ... and by more than this in absolute time, for steady p50s: a 30 ns site moving by 4 ns
-  /// is timer noise.
+  /// ... and by more than this in absolute time, for steady p50s: a site of tens of
+  /// nanoseconds moving by a few is timer noise.
   std::chrono::nanoseconds floor = std::chrono::microseconds{1};
   /// The same for first calls and warm-up excesses, one sample each: a cold call's run-to-run
   /// noise on a GPU is tens of microseconds (two identical runs of examples/nccl: the first
-  /// 256 KiB all-reduce took 62.9 us, then 73.6 us).
+  /// 256 KiB all-reduce took 62.9 us, then 73.6 us: BENCHMARKS.md).
   std::chrono::nanoseconds first_floor = std::chrono::microseconds{50};
 };
 

@@ -10,13 +10,13 @@
 /// @brief warmup's major version: `#if WARMUP_VERSION_MAJOR > 0` for code that needs a later API.
 #define WARMUP_VERSION_MAJOR 0
 /// @brief warmup's minor version.
-#define WARMUP_VERSION_MINOR 1
+#define WARMUP_VERSION_MINOR 4
 /// @brief warmup's patch version.
 #define WARMUP_VERSION_PATCH 0
-#define WARMUP_VERSION_STRING "0.1.0"  ///< the three above, as the report writes it
+#define WARMUP_VERSION_STRING "0.4.0"  ///< the three above, as the report writes it
 
 /// Marks the few functions of a scope's hot path that must be inlined whatever the compiler's
-/// size heuristics say: a call there costs a measurable share of a 60 ns scope.
+/// size heuristics say: a call there costs a measurable share of a scope (BENCHMARKS.md).
 #if defined(__GNUC__) || defined(__clang__)
 #define WARMUP_HOT_INLINE inline __attribute__((always_inline))
 #else

@@ -299,7 +299,7 @@ struct device_description {
   int runtime_version = 0;  ///< e.g. 13000
   /// What an event pair with nothing between its events reads on this device, measured once
   /// when the library first times work there: every device duration includes it, so device
-  /// times of kernels under about 20 us read high by this much. Empty until measured.
+  /// times of short kernels read high by this much. Empty until measured.
   std::optional<std::chrono::nanoseconds> event_pair_floor;
 };
 

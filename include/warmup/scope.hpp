@@ -70,7 +70,7 @@ WARMUP_BEGIN_NAMESPACE
 /// (kind, name): scopes with the same kind and name, wherever they are, are one site.
 ///
 /// Cost: two reads of the cycle counter, an NVTX push/pop and plain stores to the calling
-/// thread's own figures (about 1.3x the two reads alone, BENCHMARKS.md); a named scope finds its
+/// thread's own figures (BENCHMARKS.md has its cost against the two reads alone); a named scope finds its
 /// site by the name's address in a small per-thread table (a hash lookup the first time a name
 /// is passed from a new place). A device-timed scope adds two event records (`cuEventRecord` on
 /// an explicit stream, `cudaEventRecord` on the null or per-thread stream).
@@ -138,7 +138,7 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
 
   /// @brief A copy of `bytes` bytes on `stream` from or to `host` (h2d and d2h): the report
   /// counts the calls whose host memory was pinned and those where it was pageable (one driver
-  /// lookup, about 0.2 us, outside the measured time).
+  /// lookup, 0.2 us in BENCHMARKS.md, outside the measured time).
   /// \code
   ///   warmup::h2d_scope s{"upload", bytes, stream, host_buffer};
   ///   cudaMemcpyAsync(dev, host_buffer, bytes, cudaMemcpyHostToDevice, stream);

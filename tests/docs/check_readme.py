@@ -3,9 +3,12 @@
 line of docs/nvtx.md answers in seconds; the build line without CMake (docs/scopes-and-builds.md)
 builds and runs a program; the JSON schema (docs/reports.md) names every key the library writes;
 docs/environment.md names every variable the code reads, and no other; every relative link
-leads to a file and a heading that exist.
+leads to a file and a heading that exist; every C++ and CMake block compiles or is a fragment of
+a built file; a measured figure lives in BENCHMARKS.md (or docs/folklore.md) and is cited there.
 
-usage: check_readme.py snippets|ncu|headers|environment|links   (reads the files beside tests/)
+usage: check_readme.py snippets|ncu|headers|environment|links|version|front_door|troubleshooting
+                       |code_blocks|code_blocks_catches|figures|figures_catches
+                                                 (reads the files beside tests/)
        check_readme.py ncu_run PROGRAM [LIMIT_S]  (GPU machine: runs docs/nvtx.md's ncu line on
                                                   PROGRAM, the demo; fails past LIMIT_S, 60)
        check_readme.py build_line CXX            (compiles examples/steps.cpp with the line of
@@ -18,6 +21,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import sys
 import tempfile
 import time
@@ -136,6 +140,441 @@ def build_line(cxx):
     return f"the g++ line of {BUILDS} built and ran examples/steps.cpp: {' '.join(words[:3])} ..."
 
 
+def version():
+    """One version, said alike by CMake's project(), config.hpp's macros and find_package in the
+    pages; docs/reports.md's table of versions has its row, naming the schema json.hpp writes."""
+    cmake = re.search(r"project\(warmup VERSION ([0-9.]+)", read("CMakeLists.txt")).group(1)
+    config = read("include/warmup/config.hpp")
+    parts = [re.search(rf"#define WARMUP_VERSION_{p} (\d+)", config).group(1) for p in ("MAJOR", "MINOR", "PATCH")]
+    string = re.search(r'#define WARMUP_VERSION_STRING "([^"]+)"', config).group(1)
+    assert cmake == ".".join(parts) == string, f"CMakeLists.txt says {cmake}, config.hpp {parts} and {string!r}"
+    schema = re.search(r'json_schema = "([^"]+)"', read("include/warmup/json.hpp")).group(1)
+    table = section(REPORTS, "### Versions and compatibility")
+    rows = [l for l in table.split("\n") if l.startswith(f"| {string} ")]
+    assert rows and f"`{schema}`" in rows[0], f"{REPORTS}'s versions table has no row for {string} naming {schema}"
+    minor = ".".join(parts[:2])
+    pages = ["README.md"] + [os.path.join("docs", n) for n in sorted(os.listdir(os.path.join(ROOT, "docs"))) if n.endswith(".md")]
+    stale = [f"{p}: {m}" for p in pages for m in re.findall(r"find_package\(warmup ([0-9.]+)", read(p)) if m != minor]
+    assert not stale, f"find_package(warmup X.Y) must ask for {minor}: {stale}"
+    return f"version {string} in CMakeLists.txt, config.hpp and {REPORTS} ({schema}); find_package asks for {minor}"
+
+
+def front_door():
+    """The README's first screen says what the library is, how to install it and add it to a
+    project (the two CMake ways apart, a Makefile), ten lines of use and the picture, before the
+    quick start; the quick start's two commands stay (and .ci/run runs the test one); the
+    folklore's tables live in their chapter; the snippet's whole program is a visible link; the
+    scope tables name every constructor scope.hpp has; tools/test's packages are all named."""
+    lines = README.split("\n")
+    quick = next(i for i, l in enumerate(lines) if l.startswith("## Quick start"))
+    first = "\n".join(lines[:quick])
+    for what, text in (("the install commands", "cmake --install"), ("find_package", "find_package(warmup"),
+                       ("add_subdirectory", "add_subdirectory("), ("the Makefile", "examples/make/Makefile"),
+                       ("the use", "```cpp"), ("the picture", "![")):
+        assert text in first, f"README.md's first screen (before ## Quick start) lacks {what} ({text!r})"
+    assert quick < 90, f"README.md's quick start begins at line {quick + 1}: the first screen is too long"
+    for body in re.findall(r"```cmake\n(.*?)```", README, re.S):
+        assert not ("find_package(" in body and "add_subdirectory(" in body), (
+            f"README.md joins find_package and add_subdirectory in one block, which fails pasted:\n{body}")
+    for command in ("tools/demo", "tools/test"):
+        assert re.search(rf"^{command} ", README, re.M), f"the quick start lost {command}"
+    assert re.search(r"^\s*tools/test\b", read(".ci/run"), re.M), ".ci/run no longer runs tools/test"
+    assert "| claim |" not in README, "the folklore's tables belong in docs/folklore.md"
+    assert "| claim |" in read("docs/folklore.md"), "docs/folklore.md lost the folklore's tables"
+    visible = re.sub(r"<!--.*?-->", "", README, flags=re.S)
+    assert "](examples/using_it.cu)" in visible, "README.md has no visible link to examples/using_it.cu"
+    # Every public constructor of scope<Op> (a name first) in both tables of constructors.
+    scope = read("include/warmup/scope.hpp")
+    ctors = set()
+    for params in re.findall(r"^  (?:explicit )?scope\((std::string_view name[^)]*)\)", scope, re.M):
+        ctors.add("(" + ", ".join(p.split()[-1] for p in params.split(",")) + ")")
+    assert len(ctors) >= 5, ctors
+    for page in ("README.md", BUILDS):
+        missing = [c for c in sorted(ctors) if f"`{c}`" not in read(page)]
+        assert not missing, f"{page}'s table of scopes leaves out the constructors {missing}"
+    test = read("tools/test")
+    packages = set()
+    for group in re.findall(r"need\+=\(([^)]*)\)", test):
+        packages.update(group.split())
+    listed = README.split("<!-- tools/test's packages -->", 1)[1].split("\n\n", 1)[0]
+    missing = sorted(p for p in packages if f"`{p}`" not in listed)
+    assert not missing, f"README.md's list of what tools/test installs leaves out {missing}"
+    return (f"README.md's first screen: install, both CMake ways apart, Makefile, use, picture; "
+            f"{len(ctors)} constructors in both tables; tools/test's {len(packages)} packages named")
+
+
+def troubleshooting():
+    """Each message docs/troubleshooting.md quotes (the backticked text after 'Message') is text
+    the code prints: found in include/ or cmake/, as written."""
+    page = read("docs/troubleshooting.md")
+    sources = []
+    for top in ("include", "cmake"):
+        for folder, _, names in os.walk(os.path.join(ROOT, top)):
+            sources += [open(os.path.join(folder, n), encoding="utf-8").read() for n in names]
+    code = "\n".join(sources)
+    quoted = []
+    for block in re.findall(r"^Message[^\n]*(?:\n[^\n]+)*", page, re.M):
+        quoted += re.findall(r"`([^`]+)`", block)
+    assert len(quoted) >= 6, f"docs/troubleshooting.md quotes only {quoted}"
+    missing = [q for q in quoted if q not in code]
+    assert not missing, f"docs/troubleshooting.md quotes messages the code does not print: {missing}"
+    return f"{len(quoted)} messages quoted in docs/troubleshooting.md, each printed by the code"
+
+
+# The names the pages' C++ blocks take from the reader's program, declared as that program would.
+BLOCK_NAMES = """
+#include <cstddef>
+#include <iostream>
+#include <vector>
+static cudaStream_t stream;
+static std::size_t bytes;
+static float *d_in, *d_out, *d_bias;
+static std::vector<float> h_in;
+static int n, blocks, threads, argc;
+static char** argv;
+struct model_t { void forward(cudaStream_t); };
+static model_t model;
+void forward(cudaStream_t);
+void bias_relu(float*, const float*, int);  // kernels: a launch is read as a call (see code_blocks)
+void softmax(float*, int);
+"""
+
+FENCE = re.compile(r"^```([a-z+]*)\n(.*?)^```", re.S | re.M)
+CPP = ("cpp", "c++", "cuda")
+
+
+def doc_pages():
+    """README.md and the chapters, path to text."""
+    names = ["README.md"] + sorted(os.path.join("docs", n) for n in os.listdir(os.path.join(ROOT, "docs")) if n.endswith(".md"))
+    return {p: read(p) for p in names}
+
+
+def fragment_of(text, start, body):
+    """The file a block says it is a fragment of: `<!-- fragment of: PATH -->` or `<!-- snippet:
+    PATH ... -->` on the line before its fence, or `// fragment of PATH` (C++) or `# fragment of
+    PATH` (CMake) as its first line. None for a block that must compile."""
+    before = text[:start].rstrip("\n").rsplit("\n", 1)[-1]
+    m = re.match(r"<!-- (?:fragment of:|snippet:) (\S+)", before)
+    first = body.split("\n", 1)[0]
+    m = m or re.match(r"(?://|#) fragment of:? (\S+)", first)
+    return m.group(1) if m else None
+
+
+def built_files():
+    """What the build compiles or configures: every file named (by its name, or a folder by its
+    own) in a CMakeLists.txt, a .cmake file or a Makefile of the repository."""
+    text = []
+    for folder, dirs, names in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if d not in (".git", "build")]
+        for n in names:
+            if n in ("CMakeLists.txt", "Makefile") or n.endswith(".cmake"):
+                text.append(open(os.path.join(folder, n), encoding="utf-8").read())
+    return "\n".join(text)
+
+
+def code_part(line, lang):
+    """A line without its trailing comment and outer blanks, inner blanks made single."""
+    line = re.sub(r"\s+#.*$" if lang == "cmake" else r"\s*//.*$", "", line)
+    return " ".join(line.split())
+
+
+def code_blocks(pages=None, compile_cpp=True):
+    """Every C++ and CMake block of README.md and docs/*.md is compiled here or is a marked
+    fragment of a file the build compiles. A fragment's file exists and is named by the build
+    (a CMakeLists.txt, a .cmake file, a Makefile), and each of its C++ code lines, comments left
+    out, is a line of that file: it cannot drift. The C++ blocks that are not fragments become
+    functions of one translation unit (their #includes on top; a block that opens with a
+    definition stays at namespace scope), after BLOCK_NAMES, compiled with g++ -fsyntax-only,
+    -DWARMUP_LIGHT; a kernel launch is read as a call (`k<<<...>>>(args)` as `k(args)`): g++
+    checks the rest. Every CMake block is parsed by `cmake -P` (inside if(FALSE): parsed, not
+    run), each command it calls is one CMake has, each warmup:: target one the project makes;
+    a CMake fragment's commands and targets are in its file (the pages' `app` is the reader's)."""
+    pages = pages or doc_pages()
+    built = built_files()
+    includes, units, cmake_blocks, fragments, failures, skipped = [], [], [], 0, [], []
+    # warmup/mpi.hpp needs MPI's headers: from mpicxx (tools/test installs it; without it, the
+    # blocks that include mpi.hpp are left out and the result says so).
+    mpi = []
+    if shutil.which("mpicxx"):
+        mpi = shlex.split(warmup_check.run_ok(["mpicxx", "--showme:compile"]).stdout)
+    defines = set(re.findall(r"add_(?:library|executable)\((warmup::[\w-]+) ALIAS", read("CMakeLists.txt") +
+                             read("cmake/warmupConfig.cmake.in")))
+    for page, text in pages.items():
+        for m in FENCE.finditer(text):
+            lang, body = m.group(1), m.group(2)
+            if lang not in CPP + ("cmake",):
+                continue
+            where = f"{page}:{text[:m.start()].count(chr(10)) + 1}"
+            path = fragment_of(text, m.start(), body)
+            if lang == "cmake":
+                cmake_blocks.append((where, body))
+            if path:
+                fragments += 1
+                if not os.path.isfile(os.path.join(ROOT, path)):
+                    failures.append(f"{where}: a fragment of {path}, which does not exist")
+                    continue
+                name = os.path.basename(path) if not path.endswith("CMakeLists.txt") else os.path.basename(os.path.dirname(path))
+                if name not in built:
+                    failures.append(f"{where}: a fragment of {path}, which no CMakeLists.txt, .cmake file or Makefile builds")
+                src = read(path)
+                if lang == "cmake":
+                    for call in re.findall(r"^\s*(\w+)\(", body, re.M):
+                        if not re.search(rf"^\s*{call}\(", src, re.M | re.I):
+                            failures.append(f"{where}: {path} does not call {call}(): the fragment drifted")
+                    for target in set(re.findall(r"warmup::[\w-]+", body)) - set(re.findall(r"warmup::[\w-]+", src)):
+                        failures.append(f"{where}: {path} does not use {target}: the fragment drifted")
+                    continue
+                have = {code_part(l, lang) for l in src.split("\n")}
+                for l in body.split("\n"):
+                    c = code_part(l, lang)
+                    if c and c not in have:
+                        failures.append(f"{where}: this line of the fragment is not in {path}: {l.strip()}")
+                continue
+            if lang == "cmake":
+                continue
+            lines = [l for l in body.split("\n")]
+            if "#include <warmup/mpi.hpp>" in lines and not mpi:
+                skipped.append(where)
+                continue
+            includes += [l for l in lines if l.startswith("#include")]
+            code = "\n".join(l for l in lines if not l.startswith("#include"))
+            code = re.sub(r"<<<[^;]*?>>>", "", code)
+            n = len(units)
+            first = next((l for l in code.split("\n") if l.strip() and not l.strip().startswith("//")), "")
+            at_top = re.match(r"^(?:template\s*<.*>\s*)?[A-Za-z_][\w:<>,\s\*&]*\s[\*&]?\w+\([^;]*$", first)
+            units.append(f"// {where}\n" + (f"namespace block_{n} {{\n#line 1 \"{where}\"\n{code}\n}}\n" if at_top else
+                                              f"void block_{n}() {{\n#line 1 \"{where}\"\n{code}\n}}\n"))
+    assert units or fragments, "no C++ block found: the search is broken"
+    with tempfile.TemporaryDirectory() as tmp:
+        tu = os.path.join(tmp, "blocks.cpp")
+        with open(tu, "w", encoding="utf-8") as f:
+            f.write("#include <cuda_runtime.h>\n" + "\n".join(dict.fromkeys(includes)) + "\n" + BLOCK_NAMES + "\n".join(units))
+        cxx = os.environ.get("CXX", "g++")
+        proc = warmup_check.run(["true"]) if not compile_cpp else warmup_check.run([cxx, "-fsyntax-only", "-std=c++17", "-DWARMUP_LIGHT", "-I", os.path.join(ROOT, "include"),
+                                 "-isystem", "/usr/local/cuda/include", *mpi, tu], timeout=300)
+        if proc.returncode != 0:
+            failures.append("these blocks do not compile (g++ -fsyntax-only):\n" + (proc.stdout + proc.stderr)[-3000:])
+        script = os.path.join(tmp, "blocks.cmake")
+        with open(script, "w", encoding="utf-8") as f:
+            f.write("if(FALSE)\n" + "\n".join(b for _, b in cmake_blocks) + "\nendif()\n")
+        proc = warmup_check.run(["cmake", "-P", script])
+        if proc.returncode != 0:
+            failures.append("the CMake blocks do not parse (cmake -P):\n" + proc.stdout + proc.stderr)
+        known = set(warmup_check.run_ok(["cmake", "--help-command-list"]).stdout.split())
+    for where, body in cmake_blocks:
+        for call in re.findall(r"^\s*(\w+)\(", body, re.M):
+            if call.lower() not in known:
+                failures.append(f"{where}: CMake has no command {call}()")
+        for target in set(re.findall(r"warmup::[\w-]+", body)) - defines:
+            failures.append(f"{where}: the project makes no target {target}")
+    assert not failures, "\n".join(failures)
+    return (f"{len(units)} C++ blocks compiled in one file, {len(cmake_blocks)} CMake blocks parsed, "
+            f"{fragments} marked fragments found in the files they name" +
+            (f"; left out without mpicxx: {', '.join(skipped)}" if skipped else ""))
+
+
+def code_blocks_catches():
+    """code_blocks fails on a broken block, a drifted fragment and a CMake block naming no target."""
+    planted = {
+        "a call that does not compile": ("```cpp\nwarmup::print(warmup::snapshot(), 42);\n```\n"),
+        "a drifted fragment": ("<!-- fragment of: examples/make/warmup_runtime.cpp -->\n```cpp\n#include <warmup/runtim.hpp>\n```\n"),
+        "a target the project does not make": ("```cmake\ntarget_link_libraries(app PRIVATE warmup::warmp)\n```\n"),
+    }
+    for what, block in planted.items():
+        pages = doc_pages()
+        pages["docs/planted.md"] = block
+        try:
+            code_blocks(pages, compile_cpp="cpp\nwarmup::print" in block)  # one compile: the time is g++'s
+        except AssertionError as e:
+            print(f"caught {what}: {str(e).splitlines()[0]}")
+            continue
+        raise AssertionError(f"code_blocks passed a page with {what}")
+    return f"code_blocks caught all {len(planted)} planted faults"
+
+
+# A measured figure: a number with a unit of time or size, or a ratio (1.49x, 1.3 to 1.4 times).
+# (A product, `4 × 4096`, and a count, `64 times`, are not figures: a ratio is `1.49x`, `1.3 times`.)
+FIGURE = re.compile(r"(?<![\w.^/])\d+(?:[.,]\d+)?(?:\s?(?:to|-|–)\s?\d+(?:\.\d+)?)?"
+                    r"(?:\s?(?:ns|us|µs|ms|s|KB|kB|MB|GB|KiB|MiB|GiB)(?![\w/])|x(?![\w/])|(?<=\.\d) times\b|(?<=\.\d\d) times\b)")
+# Where measured figures live; a paragraph that cites one may quote its figures, which must be there.
+FIGURE_HOMES = ("BENCHMARKS.md", "docs/folklore.md")
+# Figures that are specifications, not measurements: a setting's range or default, a limit the
+# code keeps, a threshold it applies. (page, figure, reason); "*" for any page.
+SPECIFICATIONS = [
+    ("*", "1 MiB", "device memory worth reading (detail/io/print.hpp's device_memory_worth_reading)"),
+    ("*", "1 ms", "WARMUP_IDLE_MS's least value and WARMUP_CPU_SAMPLING's `on` interval (settings.hpp)"),
+    ("*", "1 s", "WARMUP_IDLE_MS's default and WARMUP_CPU_SAMPLING's greatest interval (settings.hpp)"),
+    ("*", "100 us", "WARMUP_CPU_SAMPLING's least interval (settings.hpp)"),
+    ("*", "64 GiB", "the MPI gather's bound: counts in 32-byte units within an int (mpi.hpp)"),
+    ("docs/environment.md", "1 to 3600000 ms", "WARMUP_IDLE_MS's range"),
+    ("docs/ranks-and-runs.md", "1 us", "compare's default --floor"),
+    ("docs/ranks-and-runs.md", "50 us", "compare's default --first-floor"),
+    ("docs/prewarm.md", "30 s", "warmup_until_steady's default max_time"),
+    ("docs/ranks-and-runs.md", "308 MiB", "10^4 ranks x 32,256 bytes, the wire format's size"),
+    ("docs/behaviour.md", "300 ms", "the no-synchronisation test's busy kernel, an input"),
+    ("include/warmup/settings.hpp", "2 ns", "what a scope may cost after disable(): the promise BENCHMARKS.md's target checks"),
+    ("include/warmup/detail/io/print.hpp", "2 MiB", "the driver's page of device memory, a fact of the driver"),
+    ("include/warmup/detail/runtime/time_base.hpp", "20 us", "the slack the clock pairing allows, a setting"),
+    ("include/warmup/detail/runtime/time_base.hpp", "10 us", "the least gap between clock pairs, a setting"),
+    # Arithmetic on the code's own sizes, not measurements:
+    ("include/warmup/mpi.hpp", "32.25 KiB", "256 + 200 x 160 bytes, the wire format's size"),
+    ("include/warmup/detail/record/log_histogram.hpp", "1.5 KiB", "three blocks of 64 8-byte counters"),
+    ("include/warmup/detail/analysis/attribution.hpp", "8 MiB", "2^18 records of 32 bytes"),
+    ("include/warmup/detail/analysis/cpu_samples.hpp", "4 s", "4096 samples at 1 ms"),
+    ("include/warmup/detail/analysis/cpu_tick_source.hpp", "4 ms", "1/250 s, the kernel's tick at HZ=250"),
+    ("include/warmup/detail/record/recurrence.hpp", "0.2 to 1 ms", "2^20 ticks at 1 to 5 GHz"),
+    ("include/warmup/detail/runtime/settings.hpp", "172 GB", "what 2^32 - 1 timeline calls would ask a site for"),
+    ("include/warmup/detail/io/trace.hpp", "100 s", "an example of a time in a run, for the format's precision"),
+    ("include/warmup/detail/runtime/registry.hpp", "4 KiB", "the longest site name kept (max_name_bytes)"),
+    ("include/warmup/detail/runtime/registry.hpp", "100 MB", "a hostile name's size, the input that made the limit"),
+]
+# Sections that report an experiment of their own (a program run to show a behaviour, its
+# figures beside its method), not what the library costs; (page, heading or "*" for the page).
+# Moving them to BENCHMARKS.md is issue 37's remaining work: keep this list shrinking.
+EXPERIMENTS = [
+    ("README.md", "## The demo, measured"),
+    ("docs/prewarm.md", "## Proof, run O"),
+    ("docs/prewarm.md", "## Time to the first result"),
+    ("docs/ranks-and-runs.md", "## At scale"),
+    ("docs/ranks-and-runs.md", "## NCCL, measured"),
+    ("docs/why-slow.md", "## CPU sampling"),
+    ("docs/why-slow.md", "## What it found on the folklore examples"),
+    ("docs/why-slow.md", "## What it costs, and known gaps"),
+    ("docs/reading-the-report.md", "# Reading the report"),                  # the demo's table
+    ("docs/reading-the-report.md", "## The figures"),                        # the event-pair floor's reading
+    ("docs/reading-the-report.md", "### The steady band, and the warm-up"),  # the synthetic series tested
+    ("docs/reading-the-report.md", "## The host clock"),
+    ("docs/reports.md", "*"),                                                # examples of the formats
+]
+
+
+def prose_paragraphs(path, text):
+    """(line, text) of each paragraph of prose: in markdown, what is outside fenced blocks, a
+    table row being a paragraph of its own, with the heading it is under; in a header, each block
+    of comment lines. Quoted or backticked text (an example of output, a spelling) and comment
+    lines indented as code are left out: they show a format, not a measurement."""
+    out, cur, start, fence, heading = [], [], 0, False, ""
+
+    def close():
+        if cur:
+            body = re.sub(r'"[^"]*"|`[^`]*`', "", "\n".join(cur))
+            out.append((start, heading, body))
+            cur.clear()
+    for i, line in enumerate(text.split("\n"), 1):
+        if path.endswith(".hpp"):
+            m = re.search(r"//[/!<]*\s?(.*)$", line)
+            if m and re.match(r"\s*\\code", m.group(1)):
+                fence = True
+            if m and re.match(r"\s*\\endcode", m.group(1)):
+                fence = False
+                continue
+            if m and not fence and not re.match(r"\s{4,}\S|\s{2,}\S.*(;|//)", m.group(1)):
+                start = start if cur else i
+                cur.append(m.group(1))
+            else:
+                close()
+            continue
+        if line.startswith("```"):
+            fence = not fence
+            close()
+        elif fence:
+            continue
+        elif line.startswith("#"):
+            close()
+            heading = line
+        elif line.startswith("|"):
+            close()
+            start = i
+            cur.append(line)
+            close()
+        elif line.strip():
+            start = start if cur else i
+            cur.append(line)
+        else:
+            close()
+    close()
+    return out
+
+
+def home_sections(path):
+    """A home's text by section anchor, each with the sections under it, blanks and bold marks
+    made plain; "" for what a link without an anchor cites: BENCHMARKS.md's today's figures and
+    the figures the code's comments cite, or the whole of docs/folklore.md."""
+    text = " ".join(read(path).replace("**", "").split(" "))
+    heads = [(m.start(), len(m.group(1)), slug(m.group(2))) for m in re.finditer(r"^(#+) +(.*?) *$", text, re.M)]
+    out = {}
+    for i, (start, level, anchor) in enumerate(heads):
+        end = next((s for s, l, _ in heads[i + 1:] if l <= level), len(text))
+        out[anchor] = " ".join(text[start:end].split())
+    out[""] = (out.get("todays-figures", "") + " " + out.get("figures-the-codes-comments-cite", "")
+               if path == "BENCHMARKS.md" else " ".join(text.split()))
+    return out
+
+
+def figure_pages():
+    pages = ["README.md"] + sorted(os.path.join("docs", n) for n in os.listdir(os.path.join(ROOT, "docs"))
+                                   if n.endswith(".md") and n != "folklore.md")
+    for folder, _, names in os.walk(os.path.join(ROOT, "include")):
+        pages += sorted(os.path.relpath(os.path.join(folder, n), ROOT) for n in names if n.endswith(".hpp"))
+    return {p: read(p) for p in pages}
+
+
+def figures(pages=None):
+    """A measured figure lives in one place: BENCHMARKS.md, or docs/folklore.md for the folklore.
+    In README.md, docs/*.md and the headers' comments a figure (a time, a size, a ratio) is in a
+    paragraph that cites one of those, and is a figure of that file; or it is a specification
+    (SPECIFICATIONS); or it is in an experiment's own section (EXPERIMENTS)."""
+    pages = pages or figure_pages()
+    homes = {h: home_sections(h) for h in FIGURE_HOMES}
+    spec = {(p, f) for p, f, _ in SPECIFICATIONS}
+    bad, checked = [], 0
+    for page, text in pages.items():
+        for line, heading, para in prose_paragraphs(page, text):
+            if (page, "*") in EXPERIMENTS or (page, heading) in EXPERIMENTS:
+                continue
+            # The sections the paragraph cites (a link's #anchor; without one, a home's current
+            # figures): a figure of the history of runs, cited as today's, is stale.
+            cited, where = [], []
+            for h in FIGURE_HOMES:
+                links = re.findall(re.escape(os.path.basename(h)) + r"(#[\w-]+)?", para)
+                if links:
+                    cited.append(h)
+                    where += [homes[h].get(a[1:], "") if a else homes[h][""] for a in links]
+            for m in FIGURE.finditer(para):
+                figure = " ".join(m.group(0).split())
+                checked += 1
+                if ("*", figure) in spec or (page, figure) in spec:
+                    continue
+                if cited:
+                    if not any(figure in w for w in where):
+                        bad.append(f"{page}:{line}: {figure!r} is not a figure of the sections of {' or '.join(cited)} "
+                                   "the paragraph cites")
+                    continue
+                bad.append(f"{page}:{line}: {figure!r}, a measured figure outside {' and '.join(FIGURE_HOMES)}: "
+                           "link to its home instead (or, if it is a setting or a limit, add it to SPECIFICATIONS)")
+    assert checked, "no figure found: the search is broken"
+    assert not bad, f"{len(bad)} figures out of place:\n" + "\n".join(bad)
+    return f"{checked} figures in {len(pages)} pages and headers, each cited from its home or a specification"
+
+
+def figures_catches():
+    """figures fails on a stale copy of a benchmark's figure and on a figure with no home."""
+    planted = {
+        "a stale copy of a cited figure": "A light file compiles in 0.76 s ([BENCHMARKS.md](../BENCHMARKS.md)).\n",
+        "a figure with no home": "A host-timed scope costs 1.3 to 1.4 times two reads of the counter.\n",
+    }
+    for what, paragraph in planted.items():
+        pages = figure_pages()
+        pages["docs/planted.md"] = paragraph
+        try:
+            figures(pages)
+        except AssertionError as e:
+            print(f"caught {what}: {str(e).splitlines()[-1]}")
+            continue
+        raise AssertionError(f"figures passed a page with {what}")
+    return f"figures caught all {len(planted)} planted figures"
+
+
 def key_paths(value, prefix=""):
     """Every key of a JSON value, as dotted paths, lists looked into."""
     if isinstance(value, dict):
@@ -188,7 +627,19 @@ def headers():
     assert not missing, f"profile.hpp does not include {missing}"
     included = [n for n in optional if f'#include "warmup/{n}"' in umbrella]
     assert not included, f"profile.hpp includes the optional {included}"
-    return f"{len(names)} public headers, each named in profile.hpp and {BUILDS}'s Layout"
+    # The ground of detail/ (the files beside its layers) in both maps of the headers, and every
+    # folder of examples/ in the Layout; design.md points at examples/make/ for a light build.
+    ground = sorted(n for n in os.listdir(os.path.join(include, "detail")) if n.endswith(".hpp"))
+    design = section("docs/design.md", "## Layers")
+    for where, text in ((f"{BUILDS}'s Layout", layout), ("docs/design.md's Layers", design)):
+        missing = [n for n in ground if n not in text]
+        assert not missing, f"{where} does not name detail/{missing}"
+    folders = sorted(n for n in os.listdir(os.path.join(ROOT, "examples")) if os.path.isdir(os.path.join(ROOT, "examples", n)))
+    missing = [n for n in folders if f"{n}/" not in layout]
+    assert not missing, f"{BUILDS}'s Layout does not name examples/{missing}"
+    assert "examples/make/" in design, "docs/design.md's Layers does not point at examples/make/"
+    return (f"{len(names)} public headers, each named in profile.hpp and {BUILDS}'s Layout; detail/'s "
+            f"{len(ground)} own headers in both maps; examples/' {len(folders)} folders in the Layout")
 
 
 def variables_read():
@@ -236,8 +687,28 @@ def variables_read():
 
 def environment():
     """docs/environment.md's table names every variable the code reads, and only those."""
-    text = read(ENVIRONMENT)
+    text, _, tools_text = read(ENVIRONMENT).partition("## Read by the repository's tools")
     rows = [l for l in text.split("\n") if l.startswith("| `")]
+    tools_rows = [l for l in tools_text.split("\n") if l.startswith("| `")]
+    # The library's table holds what the library reads; the tools' own variables, which the
+    # library names as unknown, stand apart (a program run with them set would warn).
+    library = {n for n, where in variables_read().items() if where.startswith("include")}
+    for row in tools_rows:
+        for name in re.findall(r"`([A-Z][A-Z0-9_]*)`", row.split("|")[1]):
+            assert name not in library, f"{ENVIRONMENT} lists {name}, which the library reads, among the tools'"
+    for row in rows:
+        for name in re.findall(r"`(WARMUP_[A-Z0-9_]*)`", row.split("|")[1]):
+            assert name in library, (f"{ENVIRONMENT}'s table of the library's variables lists {name}, which the library "
+                                     "does not read (and names as unknown): it belongs with the tools'")
+    setter = re.search(r"a function that sets the same thing from code[^.]*\.", text, re.S)
+    assert setter, f"{ENVIRONMENT} no longer says where each variable's function is"
+    elsewhere = re.findall(r"`(\w+)` \(for `WARMUP_\w+`\), which is in `(\w+\.hpp)`", " ".join(text.split()))
+    assert elsewhere, setter.group(0)
+    for fn, header in elsewhere:
+        code = lambda h: re.sub(r"//[^\n]*", "", read(os.path.join("include", "warmup", h)))  # noqa: E731
+        assert re.search(rf"\b{fn}\(", code(header)), f"{fn} is not in {header}"
+        assert not re.search(rf"\b{fn}\(", code("settings.hpp")), f"{fn} is in settings.hpp after all"
+    rows += tools_rows
     assert rows, f"{ENVIRONMENT} has no table of variables"
     documented = {}
     for row in rows:

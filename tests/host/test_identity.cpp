@@ -69,7 +69,7 @@ TEST_CASE("a report says who wrote it") {
   const warmup::report r = warmup::snapshot();
   CHECK(r.identity.pid == static_cast<std::int64_t>(::getpid()));
   CHECK_FALSE(r.identity.host.empty());
-  CHECK(r.identity.library_version == "0.1.0");
+  CHECK(r.identity.library_version == "0.4.0");
   // The wall-clock start, ISO 8601 in UTC to the millisecond: "2026-11-26T23:59:59.123Z".
   REQUIRE(r.identity.started.size() == 24);
   CHECK(r.identity.started[10] == 'T');

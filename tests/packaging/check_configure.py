@@ -6,7 +6,8 @@ usage: check_configure.py SOURCE_DIR SCRATCH_DIR GENERATOR
   2. no Catch2 and no test option: configure and install succeed, tests are off, and CMake says so;
      that install, made without a build, says it holds the headers only; a consumer of it builds
      without the tool, and one that asks for the component report-tool is refused, told why and
-     what to do;
+     what to do; a project of LANGUAGES CUDA alone is refused with a sentence that says to enable
+     CXX (where nvcc is found), not FindThreads' error;
   3. no Catch2, tests asked for: the Catch2 tests are listed and reported as skipped with the
      reason, never as passed, and the tests that need no Catch2 still run: one built here (a
      small program, seconds) and one that needs no build, both passed.
@@ -62,7 +63,7 @@ def check_without_catch2(got, ctest_stdout=""):
 
 
 CONSUMER = """cmake_minimum_required(VERSION 3.25)
-project(consumer LANGUAGES CXX)
+project(consumer LANGUAGES {languages})
 find_package(warmup REQUIRED {components})
 add_executable(consumer main.cpp)
 target_link_libraries(consumer PRIVATE warmup::warmup)
@@ -76,16 +77,29 @@ def header_only_consumers(scratch, generator, prefix):
     """Consumers of an install made without a build: the headers serve; asking for the tool fails
     at find_package, naming the missing program and the commands that install it."""
     said = []
-    for name, components in (("headers", ""), ("tool", "COMPONENTS report-tool")):
+    nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
+    cases = [("headers", "", "CXX"), ("tool", "COMPONENTS report-tool", "CXX")]
+    if nvcc:
+        cases.append(("cuda_only", "", "CUDA"))
+    else:
+        said.append("no nvcc: the CUDA-only project is not tried")
+    for name, components, languages in cases:
         src = os.path.join(scratch, f"consumer_{name}")
         os.makedirs(src, exist_ok=True)
         with open(os.path.join(src, "CMakeLists.txt"), "w") as f:
-            f.write(CONSUMER.format(components=components))
+            f.write(CONSUMER.format(components=components, languages=languages))
         with open(os.path.join(src, "main.cpp"), "w") as f:
             f.write("#include <warmup/profile.hpp>\nint main() { WARMUP_SCOPE(\"x\"); }\n")
+        cuda = [f"-DCMAKE_CUDA_COMPILER={nvcc}", "-DCMAKE_CUDA_ARCHITECTURES=90"] if languages == "CUDA" else []
         r = warmup_check.run(["cmake", "-S", src, "-B", os.path.join(src, "build"), "-G", generator,
-                              f"-DCMAKE_PREFIX_PATH={prefix}"])
+                              f"-DCMAKE_PREFIX_PATH={prefix}", *cuda])
         out = r.stdout + r.stderr
+        if languages == "CUDA":
+            flat = " ".join(out.split())
+            assert r.returncode != 0, f"a CUDA-only project configured with warmup, which needs CXX:\n{out}"
+            assert "FindThreads only works" not in flat and "project(app LANGUAGES CXX CUDA)" in flat, out
+            said.append("a CUDA-only project is told to enable CXX")
+            continue
         if not components:
             assert r.returncode == 0, out
             said.append("a consumer of the headers configures")

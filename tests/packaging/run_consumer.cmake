@@ -8,6 +8,10 @@
 #   INSTALL_FROM    optional: a build tree to `cmake --install` into SCRATCH_DIR/prefix first;
 #                   the consumer then must find warmup there and nowhere else
 #   EXPECT_ENABLED  ON: the report must hold the "step" site; OFF: it must say it is disabled
+#
+# Both consumers also build two more programs and a shared library (many_targets/): warmup's
+# runtime must be compiled once for the four (compile_commands.json names its source once), and
+# each of those programs' reports must hold its own site and the shared library's.
 cmake_minimum_required(VERSION 3.25)
 
 file(REMOVE_RECURSE "${SCRATCH_DIR}")
@@ -35,6 +39,27 @@ if(INSTALL_FROM)
   endif()
 endif()
 
+# warmup's runtime is compiled once per build tree, not once per target that links warmup::warmup.
+file(READ "${build}/compile_commands.json" commands)
+string(JSON count LENGTH "${commands}")
+set(runtime_compiles 0)
+set(targets 0)
+math(EXPR last "${count} - 1")
+foreach(i RANGE ${last})
+  string(JSON file GET "${commands}" ${i} file)
+  if(file MATCHES "/warmup_runtime\\.cpp$")
+    math(EXPR runtime_compiles "${runtime_compiles} + 1")
+  elseif(file MATCHES "/many_targets/|/steps\\.cpp$")
+    math(EXPR targets "${targets} + 1")
+  endif()
+endforeach()
+if(NOT runtime_compiles EQUAL 1 OR NOT targets EQUAL 4)
+  message(FATAL_ERROR "${build}/compile_commands.json compiles warmup_runtime.cpp ${runtime_compiles} times for "
+                      "${targets} files of 3 programs and 1 shared library that link warmup::warmup: "
+                      "warmup's runtime must be compiled once per build tree")
+endif()
+message(STATUS "warmup's runtime compiled once for 3 programs and a shared library")
+
 execute_process(COMMAND "${CMAKE_COMMAND}" --build "${build}" COMMAND_ERROR_IS_FATAL ANY)
 
 set(exe "${build}/consumer")
@@ -58,6 +83,23 @@ foreach(text IN LISTS expected)
     message(FATAL_ERROR "the consumer's output lacks ${text}\nstdout:\n${out}\nstderr:\n${err}")
   endif()
 endforeach()
+
+# The other programs: each report holds the program's own site and the shared library's.
+foreach(name IN ITEMS second third)
+  execute_process(COMMAND "${build}/consumer_${name}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(EXPECT_ENABLED)
+    set(expected "\"name\":\"${name}\"" [["name":"library"]])
+  else()
+    set(expected [["enabled":false]])
+  endif()
+  foreach(text IN LISTS expected)
+    string(FIND "${out}" "${text}" at)
+    if(NOT rc EQUAL 0 OR at EQUAL -1)
+      message(FATAL_ERROR "consumer_${name} exited with ${rc}; its output must hold ${text}\nstdout:\n${out}\nstderr:\n${err}")
+    endif()
+  endforeach()
+endforeach()
+message(STATUS "consumer_second and consumer_third report their own sites and the shared library's")
 
 # The cuBLAS target (find_package consumer): its program runs, and the core's program does not
 # link cuBLAS (warmup::warmup adds no link dependency beyond cudart and NVTX).

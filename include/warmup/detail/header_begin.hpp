@@ -2,7 +2,9 @@
 // tracks how deep the preprocessor is inside warmup's headers, so that the outermost one, and
 // only it, ends by including runtime.hpp: the process's start-up and exit hooks then exist in
 // every program that includes any warmup header, and runtime.hpp sees every header complete.
-// Files built light (WARMUP_LIGHT) leave it out: <warmup/runtime.hpp> compiles it in one file.
+// Files built light (WARMUP_LIGHT) leave it out: <warmup/runtime.hpp> compiles it in one file,
+// and light_link.hpp makes a link without that file fail with the symbol that says so first.
+#include "warmup/detail/light_link.hpp"
 #if !defined(WARMUP_DETAIL_DEPTH)
 #define WARMUP_DETAIL_DEPTH 1
 #elif WARMUP_DETAIL_DEPTH == 1

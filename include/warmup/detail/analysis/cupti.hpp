@@ -42,12 +42,12 @@
 ///   (`slot_taken`, naming the holder: "Nsight Compute" under ncu) and enables nothing.
 /// - Seen on CUDA 13.0 and not yet solved: CUPTI keeps an activity buffer per thread by default
 ///   and asks for it at the thread's first record, which costs that thread's first recorded
-///   call about 0.7 ms (a new thread's first cudaMalloc: 0.96 ms against 0.19 ms without
-///   CUPTI); and a fresh thread's first lazy kernel load gave no record. Setting
+///   call about 0.7 ms (BENCHMARKS.md: a new thread's first cudaMalloc 0.96 ms against 0.19 ms
+///   without CUPTI); and a fresh thread's first lazy kernel load gave no record. Setting
 ///   cupti_abi::activity_attribute::per_thread_activity_buffer to 0 before the buffer callbacks are
 ///   registered may cure both: to be tried on a GPU with tests/gpu/cupti_probe.cu.
 ///
-/// Cost (H200, CUDA 13.0, one small program): `cupti_start` 4 to 6 ms before the first CUDA call
+/// Cost (BENCHMARKS.md, figures the code's comments cite): `cupti_start` 4 to 6 ms before the first CUDA call
 /// (loading libcupti, which loads libcuda without initialising it); 12 to 16 records; a flush of
 /// those 0.2 to 0.3 ms; a cudaMallocAsync + cudaFreeAsync pair 0.5 to 1.3 us more (the pool
 /// callback); CUPTI's own work inside the program's calls, 8 to 10 ms in all, 6.5 ms of it at
@@ -654,7 +654,7 @@ inline cupti_start_result cupti_start_locked(cupti_state& st, cause_sink sink) {
     return {cupti_status::failed, fallback(std::string("CUPTI refused ") + step + " (" + cupti_result_text(e) + ")")};
   };
   // One buffer for the process, not one per thread: a per-thread buffer is asked for at the
-  // thread's first record, inside the program's call (0.7 ms seen on a new thread's cudaMalloc).
+  // thread's first record, inside the program's call (0.7 ms, BENCHMARKS.md).
   if (api.set_attribute != nullptr) {
     std::uint8_t per_thread = 0;
     std::size_t size = sizeof per_thread;

@@ -35,7 +35,7 @@ struct thread_usage {
 };
 
 /// CPU time from the thread's CPU clock, exact to the ns: getrusage's is brought up to date
-/// only at a tick or a switch, so that a 300 us call read 0 and the CPU time landed in the next
+/// only at a tick or a switch, so that a short call read 0 and the CPU time landed in the next
 /// call. Page faults from getrusage, which counts them as they happen.
 inline thread_usage read_thread_usage() noexcept {
   thread_usage u;

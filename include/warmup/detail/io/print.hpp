@@ -50,11 +50,11 @@ enum class slow_calls { first, recurrences };
 /// largest first, with its share of the excess; past the first few the rest together; last what
 /// no cause explains (or by how much the named causes exceed the excess). `has_steady`: the site
 /// has a steady p50 (without one the excess is the whole call, and the head says so).
-///   why: first call 297 ms over the steady p50:
-///       module loads                 104 ms   35%  (21)
-///       host code libc.so.6         70.8 ms   24%  (67 samples)
-///       ...
-///       unattributed                12.0 ms  4.0%
+///     why: first call 297 ms over the steady p50:
+///         module loads                 104 ms   35%  (21)
+///         host code libc.so.6         70.8 ms   24%  (67 samples)
+///         ...
+///         unattributed                12.0 ms  4.0%
 inline std::vector<std::string> why_lines(const attribution& a, slow_calls which, bool has_steady) {
   constexpr std::size_t causes_named = 5;  // a sixth cause gets its own line rather than "1 more"
   const std::string who = which == slow_calls::first ? std::string("first call")
@@ -113,6 +113,27 @@ inline std::vector<std::string> why_lines(const attribution& a, slow_calls which
   return out;
 }
 
+/// Device memory a first call took (or gave back) worth reading, in either direction: the
+/// driver hands it out in pages of 2 MiB and more, so a difference under 1 MiB is another
+/// thread's or the driver's bookkeeping. It decides both whether a call gets a host line and
+/// whether that line names the memory.
+constexpr std::int64_t device_memory_worth_reading = std::int64_t{1} << 20;
+
+inline bool device_memory_tells(const host_signals& h) {
+  return h.device_memory_taken &&
+         (*h.device_memory_taken >= device_memory_worth_reading || *h.device_memory_taken <= -device_memory_worth_reading);
+}
+
+/// The CPU's share of a call in words that follow the figures: "working" from 90% of the call
+/// on the CPU (or no wall time to share out), else both shares, "working 68%, waiting 32%"
+/// (the working share rounded down, so a call just under 90% never reads "working 90%").
+inline std::string cpu_share(std::chrono::nanoseconds cpu, std::chrono::nanoseconds wall) {
+  constexpr long long working_percent = 90;
+  if (wall.count() <= 0 || cpu * 100 >= wall * working_percent) return "working";
+  const long long working = cpu.count() <= 0 ? 0 : static_cast<long long>(cpu.count() * 100 / wall.count());
+  return "working " + std::to_string(working) + "%, waiting " + std::to_string(100 - working) + "%";
+}
+
 /// Whether a first call's host signals say something about it, worth a line under its site;
 /// the others are counted in one line under the table (their figures stay in the JSON).
 inline bool host_signals_tell(const host_signals& h, std::chrono::nanoseconds wall) {
@@ -124,21 +145,19 @@ inline bool host_signals_tell(const host_signals& h, std::chrono::nanoseconds wa
   // is a millisecond of the call, while a small call's few dozen (its stack, a fresh heap page)
   // explain nothing.
   constexpr std::uint64_t many_minor_faults = 1000;
-  // Device memory in whole MiB: the driver hands it out in pages of 2 MiB and more, so a
-  // difference under 1 MiB is another thread's or the driver's bookkeeping.
-  constexpr std::int64_t some_memory = 1 << 20;
-  const bool took_memory = h.device_memory_taken && (*h.device_memory_taken >= some_memory || *h.device_memory_taken <= -some_memory);
   return waited || h.major_faults != 0 || h.minor_faults >= many_minor_faults || !h.libraries_loaded.empty() ||
-         h.context_existed == false || took_memory;
+         h.context_existed == false || device_memory_tells(h);
 }
 
-/// "CPU 184 ms of 188 ms (working, not waiting), 51000 minor and 45 major page faults, loaded libcudnn.so.9".
+/// "first call on the CPU 184 ms of 188 ms (working), 51000 minor and 45 major page faults, loaded
+/// 1 shared libraries: libcudnn.so.9"; "... 68.0 ms of 100 ms (working 68%, waiting 32%) ...".
+/// Device memory only where it tells (device_memory_worth_reading).
 inline std::string host_line(const host_signals& h, std::chrono::nanoseconds wall) {
-  std::string out = "first call on the CPU " + format_duration(h.cpu) + " of " + format_duration(wall) +
-                    (h.cpu * 2 > wall ? " (working, not waiting)" : " (mostly waiting)") + ", " +
-                    std::to_string(h.minor_faults) + " minor and " + std::to_string(h.major_faults) + " major page faults";
+  std::string out = "first call on the CPU " + format_duration(h.cpu) + " of " + format_duration(wall) + " (" +
+                    cpu_share(h.cpu, wall) + "), " + std::to_string(h.minor_faults) + " minor and " +
+                    std::to_string(h.major_faults) + " major page faults";
   if (h.context_existed) out += *h.context_existed ? ", context existed" : ", no context yet: it paid for creating it";
-  if (h.device_memory_taken) {
+  if (device_memory_tells(h)) {
     const std::int64_t b = *h.device_memory_taken;
     out += b >= 0 ? ", took " + format_bytes(static_cast<std::uint64_t>(b)) + " of device memory"
                   : ", gave back " + format_bytes(std::uint64_t{0} - static_cast<std::uint64_t>(b)) + " of device memory";

@@ -48,7 +48,7 @@ inline thread_local char writer_token = 0;
 class later_lane {
  public:
   /// `single_writer`: only the calling thread ever adds to this lane, so each update is a plain
-  /// load and store instead of a locked read-modify-write (about 8 ns each on x86).
+  /// load and store instead of a locked read-modify-write (8 ns each on x86, BENCHMARKS.md).
   template <bool single_writer>
   WARMUP_HOT_INLINE void add(std::uint64_t ns, std::int64_t dev) noexcept {
     if constexpr (single_writer) {

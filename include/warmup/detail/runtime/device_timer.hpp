@@ -22,8 +22,8 @@ WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
 /// The least time an event pair reads with nothing between its events, on `device`: every
-/// device duration carries it (about 2 us on an H200, so a 5 us kernel reads 1.3x its
-/// `ncu` time). The best of a few empty pairs on the library's private stream, measured once,
+/// device duration carries it (2 us on an H200, so a 5 us kernel reads 1.3x its `ncu` time:
+/// BENCHMARKS.md). The best of a few empty pairs on the library's private stream, measured once,
 /// outside every measurement.
 inline void measure_pair_floor(int device, cudaStream_t s) noexcept {
   cudaEvent_t a = nullptr, b = nullptr;
@@ -170,8 +170,8 @@ inline bool current(const event_ring* r) noexcept {
          !st.device_off[d].load(std::memory_order_relaxed);
 }
 
-/// An explicit stream: driver calls only, about 60 ns beyond the event record (the stream's
-/// context, its capture state), and the runtime's error slot is never touched.
+/// An explicit stream: driver calls only, about 60 ns beyond the event record (BENCHMARKS.md;
+/// the stream's context, its capture state), and the runtime's error slot is never touched.
 inline event_ring* ring_for_explicit(cudaStream_t stream, untimed& why) noexcept {
   const cuda_state& st = cuda();
   const auto cu_stream = reinterpret_cast<CUstream>(stream);

@@ -25,8 +25,8 @@
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
-/// The most distinct sites a process keeps (about 300 MB at 3 KiB a site): names beyond it, a
-/// name built from a request id say, are counted together in one site per kind.
+/// The most distinct sites a process keeps (a bound on memory; a site's is in BENCHMARKS.md):
+/// names beyond it, a name built from a request id say, are counted together in one site per kind.
 inline constexpr std::size_t max_sites = 100'000;
 inline constexpr std::string_view over_cap_name = "(names beyond the site cap)";
 
