@@ -442,6 +442,8 @@ TEST_CASE("only a regular file is read back: a FIFO, a device or a directory is 
   }
   ::unlink(fifo.c_str());
   ::rmdir(dir);
+}
+
 TEST_CASE("the merged table: each spread under its heading, the slowest rank, device rows, notes at their bounds") {
   const auto with = [](std::string name, ns first, std::optional<ns> p50, ns excess, std::optional<ns> dev_first,
                        std::optional<ns> dev_p50, std::uint64_t calls) {

@@ -449,6 +449,8 @@ TEST_CASE("a site name is kept to 4 KiB, cut on a character boundary and said on
   warmup::report named_y = only;
   named_y.sites[0].name = "y";
   CHECK(warmup::to_csv(only).size() == warmup::to_csv(named_y).size() + 4095);  // the name once, 4 KiB
+}
+
 TEST_CASE("the table's columns: each figure under its own heading, p50, p90 and p99 told apart") {
   warmup::report r;
   warmup::site_report s;
