@@ -137,6 +137,8 @@ TEST_CASE("the anchor named in the environment is followed by this program image
   REQUIRE(pid >= 0);
   if (pid == 0) _exit(d::published_anchor() == mine ? 0 : 1);
   CHECK(child_status(pid) == 0);
+}
+
 TEST_CASE("a forked child forgets the parent's notices: each is said again, once, in the child") {
   using warmup::detail::notice_board;
   using warmup::detail::notice_kind;
