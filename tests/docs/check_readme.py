@@ -410,6 +410,8 @@ SPECIFICATIONS = [
     ("docs/ranks-and-runs.md", "1 us", "compare's default --floor"),
     ("docs/ranks-and-runs.md", "50 us", "compare's default --first-floor"),
     ("docs/prewarm.md", "30 s", "warmup_until_steady's default max_time"),
+    ("docs/testing.md", "45 s", "tools/mutation's bound on a covering test's clean time (run.py)"),
+    ("docs/testing.md", "10 s", "tools/mutation's margin over twice a test's clean time before it counts as hung (run.py)"),
     ("docs/ranks-and-runs.md", "308 MiB", "10^4 ranks x 32,256 bytes, the wire format's size"),
     ("docs/behaviour.md", "300 ms", "the no-synchronisation test's busy kernel, an input"),
     ("include/warmup/settings.hpp", "2 ns", "what a scope may cost after disable(): the promise BENCHMARKS.md's target checks"),
