@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -270,11 +271,12 @@ TEST_CASE("a first call's CPU time is the thread's CPU clock's: exact, and never
     INFO("round " << i << ": busy " << b->first_call_host->cpu.count() << " ns of " << b->host.first.count()
                   << " ns, its body " << body_cpu[i]
                   << " ns; sleeping " << z->first_call_host->cpu.count() << " ns of " << z->host.first.count() << " ns");
-    // Within 5% of what the body spent (at least 300 us; a first call's body may pay a page
-    // fault or two of its own code on top), and never less.
+    // Within 5% of what the body spent (at least 300 us), or 50 us where that is more: a first
+    // call's body may pay page faults of its own code, or a timer interrupt, on top (CI saw
+    // 33 us once in five rounds); and never less.
     const auto body = std::chrono::nanoseconds{body_cpu[i]};
     CHECK(b->first_call_host->cpu >= body);
-    CHECK(b->first_call_host->cpu <= body + body / 20);
+    CHECK(b->first_call_host->cpu <= body + std::max<std::chrono::nanoseconds>(body / 20, std::chrono::microseconds(50)));
     CHECK(z->first_call_host->cpu < 1ms);  // asleep: a few system calls' worth
     CHECK(b->first_call_host->cpu <= b->host.first);
     CHECK(z->first_call_host->cpu <= z->host.first);
