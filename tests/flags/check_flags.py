@@ -24,8 +24,8 @@ TEST:
                  of another release (another anchor layout) writes its own report beside the
                  program's, tagged with the pid, and each report's notices say what it lacks
   strict         -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Werror: every
-                 public header alone (light, and under WARMUP_DISABLE; runtime.hpp compiles the
-                 runtime's code), and a program that instantiates every public template, whole.
+                 public header (light, and under WARMUP_DISABLE), and a program that instantiates
+                 every public template, whole (each header alone is packaging.headers')
                  The CUDA toolkit on -I, as a plain Makefile puts it: the library's files must not
                  bring in toolkit headers that warn (CUPTI's did). That holds more than -isystem
                  (CMake's imported targets), which hides only the toolkit's own warnings, so one
@@ -46,6 +46,10 @@ import warmup_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 STRICT = ["-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Wconversion", "-Wsign-conversion", "-Werror"]
+# The tests of how copies of the library share one registry and one report build at -O0: there
+# every inline function is emitted out of line, the most symbols two copies could share (and it
+# compiles the runtime in a third less time). mixed and light build at -O0 and -O2 both.
+SHARING = "-O0"
 sh = warmup_check.run_ok  # a build step: a failure ends the test with the compiler's message
 
 
@@ -57,10 +61,15 @@ class Build:
         self.toolkit = "-I" if args.test == "strict" else "-isystem"
         self.inc = ["-I" + args.include] + [self.toolkit + d for d in args.system_include]
         self.libs = ["-L" + args.cuda_lib, "-Wl,-rpath," + args.cuda_lib, "-lcudart", "-ldl", "-lpthread"]
+        self.objects = {}
 
     def obj(self, src, out, flags):
-        sh([self.a.cxx, "-std=c++17", "-c", os.path.join(HERE, src), "-o", os.path.join(self.tmp, out)] + self.inc + flags)
-        return os.path.join(self.tmp, out)
+        """`src` compiled with `flags`; once for each pair, whatever name a caller gives it."""
+        key = (src, tuple(flags))
+        if key not in self.objects:
+            sh([self.a.cxx, "-std=c++17", "-c", os.path.join(HERE, src), "-o", os.path.join(self.tmp, out)] + self.inc + flags)
+            self.objects[key] = os.path.join(self.tmp, out)
+        return self.objects[key]
 
     def link(self, objs, out):
         exe = os.path.join(self.tmp, out)
@@ -118,7 +127,7 @@ def light(b):
     # A program, a linked library and a dlopen'ed plugin, each built light with its own runtime
     # file, both visibilities: one registry and one report at exit, as shared_libs finds whole.
     for visibility in ("default", "hidden"):
-        flags = ["-O1", "-fPIC", f"-fvisibility={visibility}", "-DWARMUP_LIGHT"]
+        flags = [SHARING, "-fPIC", f"-fvisibility={visibility}", "-DWARMUP_LIGHT"]
         runtime = b.obj("light_runtime.cpp", f"light_runtime_{visibility}.o", flags)
         _, _, calls = library_and_plugin(b, f"light_{visibility}", flags, flags, [runtime])
         lines.append(f"light, {visibility} visibility, a library and a plugin: one report at exit: {calls}")
@@ -126,7 +135,7 @@ def light(b):
 
 
 def only_scope(b):
-    exe = b.link([b.obj("only_scope.cpp", "only_scope.o", ["-O1"])], "only_scope")
+    exe = b.link([b.obj("only_scope.cpp", "only_scope.o", ["-O0"])], "only_scope")
     r = warmup_check.run([exe], timeout=60, env={"WARMUP_REPORT": "stderr"})
     assert r.returncode == 0, r
     rows = [l for l in r.stderr.splitlines() if l.startswith("only_scope.site")]
@@ -165,7 +174,7 @@ def global_name(b):
 
 
 def before_main(b):
-    exe = b.link([b.obj("early_main.cpp", "early_main.o", ["-O1"]), b.obj("early_work.cpp", "early_work.o", ["-O1"])],
+    exe = b.link([b.obj("early_main.cpp", "early_main.o", ["-O0"]), b.obj("early_work.cpp", "early_work.o", ["-O0"])],
                  "early")
     r = warmup_check.run([exe], timeout=60, env={"WARMUP_ENABLE": "0", "WARMUP_REPORT": "stderr"})
     assert r.returncode == 0 and "(no site was measured)" in r.stderr, r.stderr
@@ -201,8 +210,8 @@ def library_and_plugin(b, tag, flags, main_flags, with_each=()):
 def shared_libs(b):
     lines = []
     for visibility in ("default", "hidden"):
-        lib_b, r, calls = library_and_plugin(b, visibility, ["-O1", "-fPIC", f"-fvisibility={visibility}"],
-                                             ["-O1", f"-fvisibility={visibility}"])
+        lib_b, r, calls = library_and_plugin(b, visibility, [SHARING, "-fPIC", f"-fvisibility={visibility}"],
+                                             [SHARING, f"-fvisibility={visibility}"])
         report = os.path.join(b.tmp, f"shared_{visibility}.json")
         lines.append(f"{visibility}: {r.stdout.strip()}; one report at exit: {calls}")
         host = os.path.join(b.tmp, f"plugin_host_{visibility}")
@@ -216,7 +225,7 @@ def shared_libs(b):
         lines.append(f"{visibility}, plugin only, loaded twice: one report after both rounds: {calls}")
         # A program with scopes that only dlopens: it exports the anchor, as the CMake target does.
         solo = os.path.join(b.tmp, f"solo_{visibility}")
-        sh([b.a.cxx, b.obj("shared_main.cpp", f"solo_{visibility}.o", ["-O1", "-DNO_LINKED_LIBRARY"]), "-o", solo,
+        sh([b.a.cxx, b.obj("shared_main.cpp", f"solo_{visibility}.o", [SHARING, "-DNO_LINKED_LIBRARY"]), "-o", solo,
             "-Wl,--export-dynamic-symbol=cuda_warmup_anchor_v1"] + b.libs)
         r = warmup_check.run([solo, lib_b], timeout=60, env={"WARMUP_REPORT": f"stderr,{report}"})
         assert r.returncode == 0 and r.stderr.count("warmup report") == 1, (visibility, r.stdout, r.stderr)
@@ -231,7 +240,7 @@ def no_export(b):
     without exporting the anchor (no --export-dynamic-symbol), each plugin hidden, one of them
     with every symbol but its entry point local."""
     lines = []
-    flags = ["-O1", "-fPIC", "-fvisibility=hidden"]
+    flags = [SHARING, "-fPIC", "-fvisibility=hidden"]
     plugin_obj = b.obj("lib_b.cpp", "b_hidden.o", flags)
     hidden, scripted = os.path.join(b.tmp, "libb_hidden.so"), os.path.join(b.tmp, "libb_scripted.so")
     sh([b.a.cxx, "-shared", plugin_obj, "-o", hidden] + b.libs)
@@ -242,7 +251,7 @@ def no_export(b):
         exported = "cuda_warmup_anchor_v1" in r.stdout
         assert exported == (path == hidden), (path, "the anchor's symbol", r.stdout)
     report = os.path.join(b.tmp, "no_export.json")
-    program = b.link([b.obj("shared_main.cpp", "no_export_main.o", ["-O1", "-DNO_LINKED_LIBRARY"])], "no_export_main")
+    program = b.link([b.obj("shared_main.cpp", "no_export_main.o", [SHARING, "-DNO_LINKED_LIBRARY"])], "no_export_main")
     r = warmup_check.run(["nm", "-D", "--defined-only", program])
     assert "cuda_warmup_anchor_v1" not in r.stdout, ("the program exports the anchor", r.stdout)
 
@@ -325,19 +334,24 @@ def strict(b):
         if wrapped and not compiles_alone(b, f"#include <{wrapped}>\n", STRICT):
             inc[h] = isystem
             held.append(f"{os.path.basename(h)} with the toolkit on -isystem (its {wrapped} alone fails these flags on -I)")
-    # Measuring: each header alone built light, then the runtime's code once (runtime.hpp holds all
-    # of it), where each header built whole compiled that same code again. Disabled: each alone.
+    # Warnings are a header's whatever includes it: each mode compiles every public header in one
+    # file (one -I or -isystem form a file: where a wrapped header needs -isystem, it has its own).
+    # That each header compiles alone is packaging.headers' (light and under WARMUP_DISABLE); the
+    # runtime's code is compiled once, by the usage program (measuring builds it whole).
     for mode, extra in (("measuring", ["-DWARMUP_LIGHT"]), ("disabled", ["-DWARMUP_DISABLE"])):
+        groups = {}
         for h in headers:
-            src = os.path.join(b.tmp, "alone.cpp")
+            groups.setdefault(tuple(inc[h]), []).append(h)
+        for flags, group in groups.items():
+            src = os.path.join(b.tmp, "together.cpp")
             with open(src, "w") as f:
-                f.write(f'#include "{os.path.relpath(h, b.a.include)}"\n')
-            sh([b.a.cxx, "-std=c++17", "-fsyntax-only", src] + inc[h] + STRICT + extra + (mpi or []))
+                f.writelines(f'#include "{os.path.relpath(h, b.a.include)}"\n' for h in group)
+            sh([b.a.cxx, "-std=c++17", "-fsyntax-only", src] + list(flags) + STRICT + extra + (mpi or []))
         whole = [f for f in extra if f != "-DWARMUP_LIGHT"]  # a program whose one file holds the runtime
         exe = b.link([b.obj("strict_usage.cpp", f"strict_{mode}.o", ["-O2"] + STRICT + whole)], f"strict_{mode}")
         r = warmup_check.run([exe], timeout=60)
         assert r.returncode == 0, (mode, r)
-    said = f"{os.path.basename(b.a.cxx)}, toolkit on -I: {len(headers)} public headers alone and the usage program, measuring and disabled, clean"
+    said = f"{os.path.basename(b.a.cxx)}, toolkit on -I: {len(headers)} public headers and the usage program, measuring and disabled, clean"
     return said + (f"; {', '.join(held)}" if held else "")
 
 

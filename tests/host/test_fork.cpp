@@ -18,6 +18,7 @@
 #include "warmup/profile.hpp"
 #include "warmup/detail/runtime/fork_locks.hpp"
 #include "warmup/detail/runtime/notices.hpp"
+#include "warmup/detail/runtime/runtime.hpp"  // report_goes_beside, say_what_is_apart
 
 namespace {
 void counted_step() { WARMUP_SCOPE("fork.static"); }
@@ -137,6 +138,50 @@ TEST_CASE("the anchor named in the environment is followed by this program image
   REQUIRE(pid >= 0);
   if (pid == 0) _exit(d::published_anchor() == mine ? 0 : 1);
   CHECK(child_status(pid) == 0);
+}
+
+// A copy that no symbol joins (a plugin built hidden, loaded RTLD_LOCAL) starts with its own
+// variable empty: it takes the anchor named in the environment, not one of its own. Played here
+// by emptying this copy's variable for one lookup.
+TEST_CASE("a copy whose variable is empty takes the anchor the environment names") {
+  namespace d = warmup::detail;
+  d::process_anchor* const mine = d::anchor();
+  REQUIRE(mine != nullptr);
+  REQUIRE(d::published_anchor() == mine);
+  d::process_anchor* const saved = __atomic_exchange_n(&WARMUP_DETAIL_ANCHOR, nullptr, __ATOMIC_ACQ_REL);
+  d::process_anchor* const found = d::find_anchor();
+  d::process_anchor* const now = __atomic_exchange_n(&WARMUP_DETAIL_ANCHOR, saved, __ATOMIC_ACQ_REL);
+  CHECK(found == mine);
+  CHECK(now == mine);  // and this copy's variable now holds it, for copies that find the variable
+  CHECK(saved == mine);
+  CHECK(d::kept_apart() == nullptr);
+}
+
+// A copy kept apart (another release made the anchor) writes its report beside the process's,
+// tagged with the pid, never over it; the process's report names the copies kept apart.
+TEST_CASE("a copy kept apart writes beside the process's report, which names it") {
+  namespace d = warmup::detail;
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    // In the child: it is forked (so writes beside anyway), so the parent's state is judged
+    // before; here only the notice, which a child's board says again.
+    const d::published_text image = d::publish_text(nullptr);
+    const std::string value = std::string(image.text, 33) + "/opt/other/libplugin.so\n";
+    if (::setenv(WARMUP_DETAIL_APART_VARIABLE, value.c_str(), 1) != 0) _exit(2);
+    d::say_what_is_apart();
+    for (const std::string& n : d::notice_board().all())
+      if (n.find("a second copy of warmup") != std::string::npos && n.find("/opt/other/libplugin.so") != std::string::npos)
+        _exit(0);
+    _exit(1);
+  }
+  CHECK(child_status(pid) == 0);
+  REQUIRE(d::kept_apart() == nullptr);
+  CHECK_FALSE(d::report_goes_beside());
+  d::kept_apart() = "warmup test: another release made the anchor";
+  const bool beside = d::report_goes_beside();
+  d::kept_apart() = nullptr;
+  CHECK(beside);
 }
 
 TEST_CASE("a forked child forgets the parent's notices: each is said again, once, in the child") {

@@ -65,6 +65,14 @@ inline void read_back_before_teardown() noexcept {
   cuda().closed.store(true, std::memory_order_release);
 }
 
+/// Whether this copy's report at exit goes beside the process's, never over it: a forked child
+/// (a data-loader worker, say) writes beside its parent, and a rank beside the others
+/// (report_file.hpp, file_tag); so does a copy of the library kept apart from the process's
+/// anchor (process.hpp), tagged with the pid as a child is.
+inline bool report_goes_beside() noexcept {
+  return cuda().forked.load(std::memory_order_relaxed) || kept_apart() != nullptr;
+}
+
 /// The report at exit. It makes no CUDA call (the runtime may be gone by then): device
 /// measurements were read back by read_back_before_teardown.
 inline void report_at_exit() noexcept {
@@ -79,11 +87,7 @@ inline void report_at_exit() noexcept {
         "calling exit?), where writing one could hang or crash it\n");
     return;
   }
-  // A forked child (a data-loader worker, say) writes beside its parent, and a rank beside the
-  // others, never over them (report_file.hpp, file_tag); so does a copy of the library kept
-  // apart from the process's anchor (process.hpp), tagged with the pid as a child is.
-  const bool beside = cuda().forked.load(std::memory_order_relaxed) || kept_apart() != nullptr;
-  write_report_to(snapshot(), spec, beside, spec_errors::already_said);
+  write_report_to(snapshot(), spec, report_goes_beside(), spec_errors::already_said);
 }
 
 inline bool register_report_at_exit() noexcept {
