@@ -418,7 +418,23 @@ SPECIFICATIONS = [
     ("include/warmup/detail/io/print.hpp", "2 MiB", "the driver's page of device memory, a fact of the driver"),
     ("include/warmup/detail/runtime/time_base.hpp", "20 us", "the slack the clock pairing allows, a setting"),
     ("include/warmup/detail/runtime/time_base.hpp", "10 us", "the least gap between clock pairs, a setting"),
+    ("docs/ranks-and-runs.md", "64 MiB", "the NCCL example's all-reduce size, an input"),
+    ("docs/ranks-and-runs.md", "256 KiB", "the NCCL example's small all-reduce size, an input"),
+    ("docs/reading-the-report.md", "100 ms", "the host-clock test's scope, an input"),
+    ("docs/reading-the-report.md", "2 ms", "a synthetic series' values (tests/host/test_statistics.cpp), an input"),
+    ("docs/reading-the-report.md", "1.5x", "a synthetic series' second mode, an input"),
+    ("docs/reading-the-report.md", "40x", "a synthetic series' injected warm-up, an input"),
+    ("docs/reading-the-report.md", "16x", "a synthetic series' injected warm-up, an input"),
+    ("docs/reading-the-report.md", "5x", "a synthetic series' injected warm-up under the Pareto tail, an input"),
+    ("docs/reports.md", "20 ms", "the example program's first step sleeps that long, an input"),
+    ("docs/reports.md", "200 ms", "the exit test's kernel, an input"),
+    ("docs/reports.md", "4 KiB", "the longest site name kept (max_name_bytes)"),
+    ("docs/reports.md", "100 MB", "a hostile name's size, an input"),
+    ("docs/why-slow.md", "300 ms", "the EINTR test's poll, an input"),
+    ("docs/why-slow.md", "40 ms", "the CPU-timer test's busy call, an input"),
     # Arithmetic on the code's own sizes, not measurements:
+    ("docs/ranks-and-runs.md", "3 GiB", "10^5 ranks x 32,256 bytes of wire format, the plan's arithmetic"),
+    ("docs/ranks-and-runs.md", "1.5 GiB", "10^5 ranks x 200 sites of per-rank figures, the plan's arithmetic"),
     ("include/warmup/mpi.hpp", "32.25 KiB", "256 + 200 x 160 bytes, the wire format's size"),
     ("include/warmup/detail/record/log_histogram.hpp", "1.5 KiB", "three blocks of 64 8-byte counters"),
     ("include/warmup/detail/analysis/attribution.hpp", "8 MiB", "2^18 records of 32 bytes"),
@@ -429,24 +445,6 @@ SPECIFICATIONS = [
     ("include/warmup/detail/io/trace.hpp", "100 s", "an example of a time in a run, for the format's precision"),
     ("include/warmup/detail/runtime/registry.hpp", "4 KiB", "the longest site name kept (max_name_bytes)"),
     ("include/warmup/detail/runtime/registry.hpp", "100 MB", "a hostile name's size, the input that made the limit"),
-]
-# Sections that report an experiment of their own (a program run to show a behaviour, its
-# figures beside its method), not what the library costs; (page, heading or "*" for the page).
-# Moving them to BENCHMARKS.md is issue 37's remaining work: keep this list shrinking.
-EXPERIMENTS = [
-    ("README.md", "## The demo, measured"),
-    ("docs/prewarm.md", "## Proof, run O"),
-    ("docs/prewarm.md", "## Time to the first result"),
-    ("docs/ranks-and-runs.md", "## At scale"),
-    ("docs/ranks-and-runs.md", "## NCCL, measured"),
-    ("docs/why-slow.md", "## CPU sampling"),
-    ("docs/why-slow.md", "## What it found on the folklore examples"),
-    ("docs/why-slow.md", "## What it costs, and known gaps"),
-    ("docs/reading-the-report.md", "# Reading the report"),                  # the demo's table
-    ("docs/reading-the-report.md", "## The figures"),                        # the event-pair floor's reading
-    ("docs/reading-the-report.md", "### The steady band, and the warm-up"),  # the synthetic series tested
-    ("docs/reading-the-report.md", "## The host clock"),
-    ("docs/reports.md", "*"),                                                # examples of the formats
 ]
 
 
@@ -525,15 +523,14 @@ def figures(pages=None):
     """A measured figure lives in one place: BENCHMARKS.md, or docs/folklore.md for the folklore.
     In README.md, docs/*.md and the headers' comments a figure (a time, a size, a ratio) is in a
     paragraph that cites one of those, and is a figure of that file; or it is a specification
-    (SPECIFICATIONS); or it is in an experiment's own section (EXPERIMENTS)."""
+    (SPECIFICATIONS). An experiment's figures are in BENCHMARKS.md's Experiments; its page keeps
+    the method and what the figures say."""
     pages = pages or figure_pages()
     homes = {h: home_sections(h) for h in FIGURE_HOMES}
     spec = {(p, f) for p, f, _ in SPECIFICATIONS}
     bad, checked = [], 0
     for page, text in pages.items():
         for line, heading, para in prose_paragraphs(page, text):
-            if (page, "*") in EXPERIMENTS or (page, heading) in EXPERIMENTS:
-                continue
             # The sections the paragraph cites (a link's #anchor; without one, a home's current
             # figures): a figure of the history of runs, cited as today's, is stale.
             cited, where = [], []
