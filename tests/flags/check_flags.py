@@ -4,7 +4,7 @@
 usage: check_flags.py TEST --cxx CXX [--nvcc NVCC] --include DIR [--include DIR...] --cuda-lib DIR
 TEST:
   mixed          files built with and without WARMUP_DISABLE in one program, both link orders,
-                 at -O0 and -O2: the measuring files' sites are exact, the others absent
+                 at -O0: the measuring files' sites are exact, the others absent
   light          files built light (WARMUP_LIGHT) with the runtime in one file, beside whole and
                  WARMUP_DISABLE files, both link orders, at -O0 and -O2: exact sites, one report
                  at exit; a light program without the runtime fails to link, naming what to add
@@ -34,7 +34,9 @@ TEST:
                  the wrapper is checked with the toolkit on -isystem, and the output says so
 """
 import argparse
+import fcntl
 import glob
+import hashlib
 import shutil
 import subprocess
 import os
@@ -48,7 +50,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 STRICT = ["-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Wconversion", "-Wsign-conversion", "-Werror"]
 # The tests of how copies of the library share one registry and one report build at -O0: there
 # every inline function is emitted out of line, the most symbols two copies could share (and it
-# compiles the runtime in a third less time). mixed and light build at -O0 and -O2 both.
+# compiles the runtime in a third less time). light builds at -O0 and -O2 both.
 SHARING = "-O0"
 sh = warmup_check.run_ok  # a build step: a failure ends the test with the compiler's message
 
@@ -61,15 +63,43 @@ class Build:
         self.toolkit = "-I" if args.test == "strict" else "-isystem"
         self.inc = ["-I" + args.include] + [self.toolkit + d for d in args.system_include]
         self.libs = ["-L" + args.cuda_lib, "-Wl,-rpath," + args.cuda_lib, "-lcudart", "-ldl", "-lpthread"]
-        self.objects = {}
+        self.digest = None
 
     def obj(self, src, out, flags):
-        """`src` compiled with `flags`; once for each pair, whatever name a caller gives it."""
-        key = (src, tuple(flags))
-        if key not in self.objects:
-            sh([self.a.cxx, "-std=c++17", "-c", os.path.join(HERE, src), "-o", os.path.join(self.tmp, out)] + self.inc + flags)
-            self.objects[key] = os.path.join(self.tmp, out)
-        return self.objects[key]
+        """`src` compiled with `flags`, copied to `out`. With --objects, each (compiler, source,
+        flags, headers) is compiled once for every test of the build, and kept while none of
+        them changes: a test that needs an object another is compiling waits for it."""
+        command = [self.a.cxx, "-std=c++17", "-c", os.path.join(HERE, src)] + self.inc + flags
+        path = os.path.join(self.tmp, out)
+        if not self.a.objects:
+            sh(command + ["-o", path])
+            return path
+        key = hashlib.sha256("\0".join(command + [self.headers()]).encode()).hexdigest()[:24]  # headers(): and the compiler
+        kept = os.path.join(self.a.objects, key + ".o")
+        os.makedirs(self.a.objects, exist_ok=True)
+        with open(kept + ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not os.path.exists(kept):
+                sh(command + ["-o", kept + ".tmp"])
+                os.replace(kept + ".tmp", kept)
+        shutil.copyfile(kept, path)
+        return path
+
+    def headers(self):
+        """A digest of every file the objects may include from this checkout (the library's
+        headers and the tests' sources) and of the compiler's file, read once."""
+        if self.digest is None:
+            h = hashlib.sha256()
+            for root in (self.a.include, HERE):
+                for d, _, files in sorted(os.walk(root)):
+                    for f in sorted(files):
+                        with open(os.path.join(d, f), "rb") as fh:
+                            h.update(f.encode() + b"\0" + fh.read())
+            compiler = os.path.realpath(shutil.which(self.a.cxx) or self.a.cxx)
+            st = os.stat(compiler)
+            h.update(f"{compiler}\0{st.st_mtime_ns}\0{st.st_size}".encode())
+            self.digest = h.hexdigest()
+        return self.digest
 
     def link(self, objs, out):
         exe = os.path.join(self.tmp, out)
@@ -79,7 +109,10 @@ class Build:
 
 def mixed(b):
     lines = []
-    for opt in ("-O0", "-O2"):
+    # -O0 only: there every inline function of both configurations is emitted, so a name the
+    # two shared would collide at the link (light, whose files lean on the runtime's objects,
+    # builds at -O2 too).
+    for opt in ("-O0",):
         main = b.obj("mixed_main.cpp", f"main{opt}.o", [opt])
         on = b.obj("mixed_enabled.cpp", f"on{opt}.o", [opt])
         off = b.obj("mixed_disabled.cpp", f"off{opt}.o", [opt, "-DWARMUP_DISABLE"])
@@ -363,6 +396,7 @@ if __name__ == "__main__":
     p.add_argument("--include", required=True)
     p.add_argument("--system-include", action="append", default=[])
     p.add_argument("--cuda-lib", required=True)
+    p.add_argument("--objects", help="a folder where the tests of one build keep the objects they compile")
     a = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         print(globals()[a.test](Build(a, tmp)))

@@ -64,7 +64,11 @@ TEST_CASE("device-timed scopes without a GPU: host timing, one notice, no error 
   CHECK(r.library.device_probe.count() > 0);
   const auto* first = r.find(warmup::op_kind::launch, "nogpu.launch");
   REQUIRE(first != nullptr);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  // Timing, so the plain build's to check: under a sanitizer at -O0 the library's own first-call
+  // work runs several times slower while the runtime's probe (uninstrumented) does not.
   CHECK(first->host.first < r.library.device_probe);
+#endif
   CHECK(r.device_status.find("cudaGetDeviceCount") != std::string::npos);
   REQUIRE(r.notices.size() == 1);
   for (const auto& [name, op] : {std::pair{"nogpu.launch", warmup::op_kind::launch},

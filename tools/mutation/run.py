@@ -1,6 +1,7 @@
 """One schema build of a copy of the tree, its tests, and each mutant judged by the tests that
 cover its header (by rule: every test that runs a program whose objects, or the objects of the
 libraries it links, include the header, as the compiler's dependency files say)."""
+import glob
 import json
 import os
 import random
@@ -23,8 +24,9 @@ INCLUDE = os.path.join("include", "warmup")
 # (minutes at -O0), the CUDA programs (no GPU on the CI machine: they skip), MPI's.
 PROGRAMS = ["warmup_synthetic_report", "warmup_exit_program", "warmup_hostile_names", "warmup_spin_program",
             "warmup-report", "warmup_nvtx_tests", "warmup_no_gpu_tests", "warmup_sampling_tests"]
-HOST_FILES = ["histogram", "statistics", "scope", "report", "device_sampler", "environment", "memory", "fork", "text",
-              "report_file", "attribution", "until_steady", "time_base", "identity", "merge"]
+# Every host test file, as tests/CMakeLists.txt lists them (tests/host/test_*.cpp).
+HOST_FILES = sorted(os.path.basename(f)[len("test_"):-len(".cpp")]
+                    for f in glob.glob(os.path.join(ROOT, "tests", "host", "test_*.cpp")))
 # The Catch2 programs among them.
 CATCH_PROGRAMS = ("warmup_host_file_", "warmup_nvtx_tests", "warmup_no_gpu_tests", "warmup_sampling_tests")
 # Tests a mutant never runs: they build the headers themselves (flags, packaging, docs that
