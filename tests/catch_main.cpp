@@ -7,4 +7,10 @@
 #endif
 #include "catch_run.hpp"
 
-int main(int argc, char* argv[]) { return warmup_test::run_catch(argc, argv); }
+// The default: run the tests. A program that may skip (tests/gpu, tests/no_gpu) defines its own.
+__attribute__((weak)) int warmup_test::before_tests() noexcept { return -1; }
+
+int main(int argc, char* argv[]) {
+  if (const int status = warmup_test::before_tests(); status >= 0) return status;
+  return warmup_test::exit_status(Catch::Session().run(argc, argv));
+}

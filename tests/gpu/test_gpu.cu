@@ -1,5 +1,4 @@
 // Device timing on a real GPU. Exits 77 (skipped) where there is none.
-#define CATCH_CONFIG_RUNNER
 #include "catch.hpp"
 #include "catch_run.hpp"
 
@@ -369,7 +368,4 @@ TEST_CASE("prewarm_pool keeps the pool's memory across synchronisations") {
   CHECK_CUDA(cudaStreamDestroy(s));
 }
 
-int main(int argc, char** argv) {
-  if (const int status = gpu_support::exit_unless_gpus(); status >= 0) return status;
-  return warmup_test::run_catch(argc, argv);
-}
+int warmup_test::before_tests() noexcept { return gpu_support::exit_unless_gpus(); }

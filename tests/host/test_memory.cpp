@@ -10,6 +10,7 @@
 
 #include "warmup/profile.hpp"
 #include "warmup/detail/runtime/event_ring.hpp"
+#include "warmup/detail/record/series.hpp"
 #include "warmup/detail/record/site.hpp"
 
 using warmup::op_kind;
@@ -120,4 +121,42 @@ TEST_CASE("the timeline: the first calls, then every 2^k-th call; a reused entry
   CHECK(reused == first);
   CHECK(first->device_start.load() == 0);
   CHECK(first->device_ns.load() == 0);
+}
+
+TEST_CASE("calls recorded from several threads at once: the owner's lane and the shared lane add up exactly") {
+  // The first thread to record a later call writes its own lane with plain stores; the others
+  // share a lane of atomic read-modify-writes. The figures read back must be those of all calls.
+  warmup::detail::series s;
+  constexpr std::uint64_t threads = 4, per_thread = 50'000;
+  std::vector<std::uint64_t> values;
+  for (std::uint64_t i = 0; i < threads * per_thread; ++i) values.push_back(1000 + (i * 7919) % 5000);
+  std::atomic<std::uint64_t> next{0};
+  std::vector<std::thread> pool;
+  for (std::uint64_t t = 0; t < threads; ++t)
+    pool.emplace_back([&] {
+      for (std::uint64_t k = 0; k < per_thread; ++k) {
+        const std::uint64_t i = next.fetch_add(1);
+        s.record(i, values[i]);
+      }
+    });
+  for (auto& th : pool) th.join();
+  const warmup::detail::series_data d = s.read();
+  CHECK(d.first.size() == warmup::detail::series::window);
+  CHECK(d.later_count == threads * per_thread - warmup::detail::series::window);
+  std::uint64_t sum = 0, lo = ~std::uint64_t{0}, hi = 0;
+  for (std::size_t i = warmup::detail::series::window; i < values.size(); ++i) {
+    sum += values[i];
+    lo = std::min(lo, values[i]);
+    hi = std::max(hi, values[i]);
+  }
+  CHECK(d.later_sum == sum);
+  CHECK(d.later_min == lo);
+  CHECK(d.later_max == hi);
+  std::uint64_t bucketed = 0;
+  for (std::size_t i = 0; i < d.later.size(); ++i) {
+    bucketed += d.later[i].count;
+    if (i != 0) CHECK(d.later[i - 1].lowest < d.later[i].lowest);  // merged: increasing, no repeats
+  }
+  CHECK(bucketed == d.later_count);
+  CHECK(d.lost == 0);
 }

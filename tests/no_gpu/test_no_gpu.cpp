@@ -1,7 +1,6 @@
 // Without a usable GPU (no driver, no device, CUDA_VISIBLE_DEVICES=""), device-timed scopes
 // keep host timing, say why once, and leave no CUDA error behind. Exits 77 (skipped) where a
 // GPU is visible: there the GPU tests cover device timing.
-#define CATCH_CONFIG_RUNNER
 #include "catch.hpp"
 #include "catch_run.hpp"
 
@@ -146,11 +145,11 @@ TEST_CASE("every prewarm step without a GPU: an error status that names the step
   }
 }
 
-int main(int argc, char** argv) {
+int warmup_test::before_tests() noexcept {
   int n = 0;
   if (cudaGetDeviceCount(&n) == cudaSuccess && n > 0) {
     std::puts("a GPU is visible: this test is for machines without one (skipped)");
     return warmup_test::skipped;
   }
-  return warmup_test::run_catch(argc, argv);
+  return -1;
 }
