@@ -243,7 +243,7 @@ def library_and_plugin(b, tag, flags, main_flags, with_each=()):
 
 def shared_libs(b):
     lines = []
-    for visibility in ("default", "hidden"):
+    for visibility in b.a.visibility or ("default", "hidden"):
         lib_b, r, calls = library_and_plugin(b, visibility, [SHARING, "-fPIC", f"-fvisibility={visibility}"],
                                              [SHARING, f"-fvisibility={visibility}"])
         report = os.path.join(b.tmp, f"shared_{visibility}.json")
@@ -397,6 +397,8 @@ if __name__ == "__main__":
     p.add_argument("--include", required=True)
     p.add_argument("--system-include", action="append", default=[])
     p.add_argument("--cuda-lib", required=True)
+    p.add_argument("--visibility", action="append", choices=["default", "hidden"],
+                   help="shared_libs: only these visibilities (default: both)")
     p.add_argument("--objects", help="a folder where the tests of one build keep the objects they compile")
     a = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

@@ -155,6 +155,10 @@ class Build:
         self.active = os.path.join(work, "active")
         self.switch = os.path.join(work, "switch", "warmup_mutation_switch.hpp")
         self.jobs = jobs
+        # choose(build), called once configured: the programs to build, where not all are
+        # needed (tools/mutants' planted mutants alone name their tests); None builds every one.
+        self.choose = None
+        self.only = None
 
     def set_active(self, mid):
         tmp = self.active + ".tmp"
@@ -187,6 +191,8 @@ class Build:
                 if r.returncode != 0:
                     raise SystemExit(f"tools/mutate: configuring {self.src} failed:\n{r.stdout[-4000:]}")
                 configured = True
+                if self.choose is not None:
+                    self.only = set(self.choose(self))
             t0 = time.monotonic()
             r = run(["cmake", "--build", self.dir, "--parallel", str(self.jobs), "--target", *self.targets(), "--",
                      "-k", "0"])
@@ -206,7 +212,8 @@ class Build:
         raise SystemExit("tools/mutate: the build still fails after 12 rounds")
 
     def targets(self):
-        return [f"warmup_host_file_{f}" for f in HOST_FILES] + PROGRAMS
+        every = [f"warmup_host_file_{f}" for f in HOST_FILES] + PROGRAMS
+        return every if self.only is None else [t for t in every if t in self.only]
 
     def write(self, clean, live):
         by_header = {}
