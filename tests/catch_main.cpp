@@ -1,4 +1,4 @@
-// One Catch2 main shared by the host test executables (compiled once: Catch2's header is slow).
+// One Catch2 main shared by the Catch2 test programs (compiled once: Catch2's header is slow).
 #if defined(WARMUP_CATCH2_V3)
 #include <catch2/catch_session.hpp>
 #else
@@ -6,6 +6,9 @@
 #include <catch2/catch.hpp>
 #endif
 #include "catch_run.hpp"
+#if defined(WARMUP_MUTATION_SWITCH)
+#include "support/mutation_listener.hpp"
+#endif
 
 // The default: run the tests. A program that may skip (tests/gpu, tests/no_gpu) defines its own.
 __attribute__((weak)) int warmup_test::before_tests() noexcept { return -1; }

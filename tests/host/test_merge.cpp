@@ -14,6 +14,7 @@
 
 #include "warmup/compare.hpp"
 #include "warmup/detail/io/rank_wire.hpp"
+#include "warmup/detail/io/text_table.hpp"
 #include "warmup/merge.hpp"
 #include "warmup/merge_formats.hpp"
 #include "warmup/profile.hpp"
@@ -482,6 +483,22 @@ TEST_CASE("the merged table: each spread under its heading, the slowest rank, de
   CHECK(t.find("steady p50 differs 3.0x across ranks") != std::string::npos);
   CHECK(t.find("steady p50 differs 2.0x") == std::string::npos);  // exactly twice is not "differs"
   CHECK(t.find("missing on ranks 2\n") != std::string::npos);
+}
+
+TEST_CASE("a text table as printed: columns two spaces apart, each as wide as its widest cell, no trailing space") {
+  warmup::detail::text_table t({"name", "n", "time"}, 1);  // the first column left-aligned, the rest right
+  t.row({"a", "10", "1 ms"});
+  t.row({"long name", "2", "30 ms"});
+  t.under("a note");
+  t.row({"b", "", ""});
+  std::ostringstream os;
+  t.print(os);
+  CHECK(os.str() ==
+        "name        n   time\n"
+        "a          10   1 ms\n"
+        "long name   2  30 ms\n"
+        "    a note\n"
+        "b\n");
 }
 
 TEST_CASE("a list of ranks: eight shown, the rest counted") {

@@ -139,6 +139,38 @@ TEST_CASE("the pictures of a report read back with hostile causes: extreme value
   CHECK(table.str().find("the named causes exceed the excess by") != std::string::npos);
 }
 
+TEST_CASE("the SVG's plot spans the calls it draws: call 1 at the left edge, the last at the right") {
+  using ns = std::chrono::nanoseconds;
+  const auto number_after = [](const std::string& text, std::size_t at, const std::string& key) {
+    return std::stod(text.substr(text.find(key, at) + key.size()));
+  };
+  for (const std::size_t calls : {3u, 40u, 1000u}) {
+    warmup::report r;
+    warmup::site_report s;
+    s.name = "plotted";
+    s.calls = s.host.calls = calls;
+    for (std::size_t i = 0; i < calls; ++i) s.first_calls.push_back(ns{1000 + static_cast<long long>(i)});
+    s.host.first = s.first_calls.front();
+    r.sites = {s};
+    const std::string svg = warmup::to_svg(r);
+    // The plot's frame: the one unfilled rectangle with the axes' grey.
+    const std::size_t frame = svg.rfind("<rect", svg.find("fill=\"none\" stroke=\"#b8bec9\""));
+    REQUIRE(frame != std::string::npos);
+    const double left = number_after(svg, frame, "x=\""), right = left + number_after(svg, frame, "width=\"");
+    std::vector<double> xs;  // the points, drawn after the frame in the panel's group
+    const std::size_t end = svg.find("</g>", frame);
+    for (std::size_t at = svg.find("<circle cx=\"", frame); at < end; at = svg.find("<circle cx=\"", at + 1))
+      xs.push_back(number_after(svg, at, "cx=\""));
+    REQUIRE(xs.size() == calls);
+    const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+    CHECK(*lo == Approx(left).margin(0.05));
+    // The call axis is log10(call) over at least a decade: the last call at the right edge once
+    // there are 10 calls or more; fewer sit inside it.
+    if (calls >= 10) CHECK(*hi == Approx(right).margin(0.05));
+    else CHECK(*hi < right - 1);
+  }
+}
+
 TEST_CASE("a live snapshot reports a host-only site with device null") {
   for (int i = 0; i < 3; ++i) { warmup::region_scope s{"report.live"}; }
   const warmup::report r = warmup::snapshot();

@@ -116,6 +116,18 @@ TEST_CASE("a pair that disagrees drops the counter; later ticks still convert", 
   CHECK_FALSE(t.add({30'000'000'000ull, 20'000'000'000ull, 10}, true));
 }
 
+TEST_CASE("after the counter is dropped, a moment before its last good pair reads as that pair: never earlier", "[clock]") {
+  // Pairs stamped 100 s ahead of the steady clock's now (a pair is read from both clocks at
+  // once, so only a hostile or a restored state has one in the future).
+  const std::uint64_t ahead = warmup::detail::steady_ns() + 100'000'000'000ull;
+  time_base t;
+  t.start_counter({0, ahead, 10});
+  REQUIRE(t.add({2'000'000'000, ahead + 1'000'000'000, 10}, true));
+  REQUIRE_FALSE(t.add({2'000'000'000 + 12'000'000'000ull, ahead + 2'000'000'000, 10}, true));
+  REQUIRE(t.source() == time_source::steady_after_counter);
+  CHECK(t.now() == 2'000'000'000);  // the last good pair's ticks, not a wrapped difference
+}
+
 TEST_CASE("a counter that goes back, or runs at an implausible rate, is dropped", "[clock]") {
   time_base back;
   back.start_counter({5'000'000, 1'000'000, 10});

@@ -48,6 +48,12 @@ int main() {
   std::printf("%d %d %zu %s %zu %d\n", fixture::clamp_low(1, 2), fixture::clamp_low(5, 2),
               fixture::count_above(v, 5), fixture::label(true).c_str(), fixture::width(p),
               fixture::call_first(1, 2));
+#if defined(WARMUP_MUTATION_SWITCH)
+  // A test case as the Catch2 runner marks one (tests/support/mutation_listener.hpp).
+  warmup_mutation::case_begins("a case, named [oddly]");
+  std::printf("%d\n", fixture::clamp_low(1, 2));
+  warmup_mutation::case_ends(1500000000);
+#endif
 }
 """
 
@@ -77,6 +83,8 @@ def main():
     check(not at(cands, "constexpr int twice"), "nothing in a constexpr function")
     check(not [c for c in at(cands, "a < b") if c["operator"].startswith("lt_")], "nothing inside a string")
     check(not [c for c in cands if "never mutated" in c["mutated"]], "nothing inside a comment")
+    check(not [c for c in at(cands, "(void)x;") if c["operator"] == "remove_statement"],
+          "(void)x; is not removed (it does nothing)")
 
     # Keys: stable when lines are added above; distinct within the header.
     moved, _ = generate.candidates_in("fixture.hpp", "// one more line\n\n" + text, fields)
@@ -137,7 +145,31 @@ def main():
             return subprocess.run([exe], stdout=subprocess.PIPE, text=True, timeout=20, env=env).stdout
 
         clean = output(-1)
-        check(clean == "2 5 2 a < b 7 12\n", f"no mutant active: the fixture's own results; got {clean!r}")
+        check(clean == "2 5 2 a < b 7 12\n2\n", f"no mutant active: the fixture's own results; got {clean!r}")
+
+        # Reach: what a run went through, in the process and in the case it marked.
+        reach = os.path.join(tmp, "reach")
+        os.makedirs(reach)
+        subprocess.run([exe], stdout=subprocess.DEVNULL, timeout=20,
+                       env=dict(os.environ, WARMUPTEST_MUTANT="-1", WARMUPTEST_REACH=reach))
+        ids, cases, seconds = schema.read_reach(reach)
+        def in_function(name):
+            start = text.index(name)
+            end = text.index("\n}", start) if "{\n" in text[start:text.index("\n", start) + 1] else text.index("\n", start)
+            return {c["id"] for c in kept if start <= c["region"].start < end}
+        clamp, never = in_function("inline int clamp_low("), in_function("inline int never_called(")
+        check(clamp and never, "the fixture's two functions have mutants")
+        check(clamp <= ids and (in_function("inline std::size_t width(") <= ids), "a run reaches what it calls")
+        check(not (never & ids), "a run does not reach a function it never calls")
+        check(set(cases) == {"a case, named [oddly]"}, f"the case marked is read back by its name; got {set(cases)}")
+        in_case = cases.get("a case, named [oddly]", set())
+        condition = {c["id"] for c in at(kept, "if (x < low)")}
+        check(condition and condition <= in_case and in_case <= clamp,
+              "a case reaches again what it calls (though the process reached it before), and nothing else")
+        check(abs(seconds.get("a case, named [oddly]", 0) - 1.5) < 1e-9, "a case's time is read back")
+        check(runner.catch_spec("a case, named [oddly]") == "a case\\, named \\[oddly\\]",
+              "a case's name as Catch2's test spec: its commas and brackets escaped")
+        check(runner.catch_spec("~*x*") == "\\~*x\\*", "a leading ~ and a trailing * taken as they are")
         changed = {c["operator"] for c in kept if output(c["id"]) != clean}
         first = next(c for c in kept if c["operator"] == "lt_to_ge")
         check(output(first["id"], how="file") == output(first["id"]) != clean, "the active mutant read from the file")

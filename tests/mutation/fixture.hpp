@@ -42,4 +42,10 @@ inline std::size_t width(const pair_of_sizes& p) { return p.high - p.low; }
 inline int first_of(int a, int b) { return a * 10 + b; }
 inline int call_first(int a, int b) { return first_of(a, b); }
 
+// Never called by the self-test's program: no run reaches its mutants.
+inline int never_called(int x) {
+  (void)x;  // no mutant: removing it changes nothing
+  return x + 1;
+}
+
 }  // namespace fixture

@@ -16,6 +16,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <sstream>
 #include <string>
@@ -36,6 +38,16 @@ using namespace std::chrono_literals;
 using namespace sampling_test;
 
 namespace {
+// The POSIX timers the process holds, as the kernel lists them; -1 where it has no such list.
+int posix_timers() {
+  std::FILE* f = std::fopen("/proc/self/timers", "r");
+  if (f == nullptr) return -1;
+  int n = 0;
+  char line[256];
+  while (std::fgets(line, sizeof line, f) != nullptr) n += std::strncmp(line, "ID:", 3) == 0;
+  std::fclose(f);
+  return n;
+}
 std::atomic<int> program_handler_calls{0};
 void program_handler(int) { program_handler_calls.fetch_add(1); }
 }  // namespace
@@ -289,6 +301,7 @@ TEST_CASE("a first call blocked in poll, select, epoll_wait, nanosleep or sem_ti
   // A record of another thread: the store holds something, so every first call gets its causes.
   warmup::detail::cause_records().add({warmup::cause::module_load, 0, 1, warmup::detail::this_thread_id() + 1});
   std::vector<std::string> sites;
+  const int timers_before = posix_timers();
   for (const tick_kind tick : {tick_kind::task_clock, tick_kind::cpu_timer}) {
     shared.preferred = tick;
     for (const blocking_kind& kind : blocking_calls) {
@@ -305,6 +318,9 @@ TEST_CASE("a first call blocked in poll, select, epoll_wait, nanosleep or sem_ti
     if (tick == tick_kind::cpu_timer) CHECK(shared.used_tick.load() == tick_kind::cpu_timer);
   }
   shared.preferred = before;
+  // Each first call's timer was deleted at its end: the process holds no more POSIX timers
+  // than before (the kernel lists them in /proc/self/timers, where it has that file).
+  CHECK(posix_timers() == timers_before);
   // Sampling was on, and no sample was taken while a call was blocked: each stands for a
   // period of the call's CPU time (a new thread's first call spends some before it blocks:
   // its stack's page faults, the loader binding the call), so there are at most as many as its

@@ -714,7 +714,9 @@ def candidates_in(header, text, fields=None):
             add("condition_true", r, "true", a)
             add("condition_false", r, "false", a)
         elif r.kind == "stmt":
-            add("remove_statement", r, "", a)
+            # (void)x; marks x used and does nothing else: removing it changes nothing.
+            if not re.fullmatch(r"\( void \) [A-Za-z_]\w*", render(toks, a, b)):
+                add("remove_statement", r, "", a)
         elif r.kind == "return":
             body = render(toks, a, b)
             # return false, 0, nullptr, {}: already the default, so removing it changes nothing.

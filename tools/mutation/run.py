@@ -1,11 +1,12 @@
 """One schema build of a copy of the tree, its tests, and each mutant judged by the tests that
-cover its header (by rule: every test that runs a program whose objects, or the objects of the
-libraries it links, include the header, as the compiler's dependency files say)."""
+reach it (by rule: every test whose run of the clean build went through the mutant's region, as
+the switch recorded it; schema.py), and first by the test cases that did."""
 import glob
 import json
 import os
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -23,7 +24,8 @@ INCLUDE = os.path.join("include", "warmup")
 # the host files' combined program (the same tests as the per-file ones), the 10^8-call runs
 # (minutes at -O0), the CUDA programs (no GPU on the CI machine: they skip), MPI's.
 PROGRAMS = ["warmup_synthetic_report", "warmup_exit_program", "warmup_hostile_names", "warmup_spin_program",
-            "warmup-report", "warmup_nvtx_tests", "warmup_no_gpu_tests", "warmup_sampling_tests"]
+            "warmup-report", "warmup_nvtx_tests", "warmup_no_gpu_tests", "warmup_sampling_tests",
+            "warmup_disabled_usage"]
 # Every host test file, as tests/CMakeLists.txt lists them (tests/host/test_*.cpp).
 HOST_FILES = sorted(os.path.basename(f)[len("test_"):-len(".cpp")]
                     for f in glob.glob(os.path.join(ROOT, "tests", "host", "test_*.cpp")))
@@ -32,6 +34,9 @@ CATCH_PROGRAMS = ("warmup_host_file_", "warmup_nvtx_tests", "warmup_no_gpu_tests
 # Tests a mutant never runs: they build the headers themselves (flags, packaging, docs that
 # compile); and tests slower than this at -O0 on a clean build (rendering 50 sites in a browser).
 SLOW_S = 45.0
+
+# Headers the preprocessor check leaves out (Build.preprocessed_ids): MPI's needs <mpi.h>.
+PREPROCESS_APART = {"mpi.hpp"}
 
 # Headers whose code runs only where there is a GPU, CUPTI, cuBLAS or MPI: their mutants are
 # generated and listed, but not sampled for the score, which is measured where CI runs (no GPU).
@@ -155,10 +160,11 @@ class Build:
         self.active = os.path.join(work, "active")
         self.switch = os.path.join(work, "switch", "warmup_mutation_switch.hpp")
         self.jobs = jobs
-        # choose(build), called once configured: the programs to build, where not all are
-        # needed (tools/mutants' planted mutants alone name their tests); None builds every one.
-        self.choose = None
+        # The programs to build, where not all are needed (tools/mutants' planted mutants alone
+        # name their tests); None builds every one.
         self.only = None
+        # test -> (ids, {case: ids}, {case: seconds}): what its clean run reached (baseline_of).
+        self.reach = {}
 
     def set_active(self, mid):
         tmp = self.active + ".tmp"
@@ -168,8 +174,8 @@ class Build:
 
     def prepare(self, mutants, log=say):
         """Copies the tree, writes the schemata of `mutants` (each with id) into its headers,
-        builds. Mutants whose switch does not compile are taken out (returned), and the rest
-        built again."""
+        builds. Mutants whose switch does not compile are taken out, and the rest built again;
+        returns (live, uncompilable), the latter with those the preprocessor leaves out."""
         os.makedirs(self.work, exist_ok=True)
         copy_tree(self.src)
         self.set_active(-1)
@@ -187,12 +193,10 @@ class Build:
                 r = run(["cmake", "-S", self.src, "-B", self.dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Debug",
                          "-DCMAKE_CXX_FLAGS_DEBUG=-O0", f"-DCMAKE_CXX_FLAGS=-include {self.switch}",
                          "-DWARMUP_BUILD_TESTS=ON", "-DWARMUP_BUILD_EXAMPLES=OFF", "-DWARMUP_BUILD_BENCHMARKS=OFF",
-                         "-DWARMUP_TEST_PER_FILE=ON"])
+                         "-DWARMUP_TEST_PER_FILE=ON", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"])
                 if r.returncode != 0:
                     raise SystemExit(f"tools/mutate: configuring {self.src} failed:\n{r.stdout[-4000:]}")
                 configured = True
-                if self.choose is not None:
-                    self.only = set(self.choose(self))
             t0 = time.monotonic()
             r = run(["cmake", "--build", self.dir, "--parallel", str(self.jobs), "--target", *self.targets(), "--",
                      "-k", "0"])
@@ -201,7 +205,11 @@ class Build:
             log(f"tools/mutate: build {attempt + 1} with {len(live)} mutants: "
                 f"{'ok' if r.returncode == 0 else 'errors'} ({time.monotonic() - t0:.0f} s)")
             if r.returncode == 0:
-                return live, uncompilable
+                kept = self.preprocessed_ids()
+                for m in live:
+                    if m["id"] not in kept:
+                        m["why"] = "compiled out here: in a branch the preprocessor leaves out"
+                return [m for m in live if m["id"] in kept], uncompilable + [m for m in live if m["id"] not in kept]
             bad = self.blame(r.stdout, live)
             if not bad:
                 raise SystemExit("tools/mutate: the build failed where no mutant is:\n" + r.stdout[-6000:])
@@ -211,11 +219,43 @@ class Build:
                 json.dump(sorted(before | {m["key"] for m in uncompilable}), f)
         raise SystemExit("tools/mutate: the build still fails after 12 rounds")
 
+    def preprocessed_ids(self):
+        """The mutants whose switch the preprocessor keeps, in the configurations the build
+        compiles (the library measuring, and under WARMUP_DISABLE): every header at once, with a
+        host test file's flags. A mutant in a branch left out here (another platform's, another
+        standard library's) is not compiled, so not judged."""
+        commands = json.load(open(os.path.join(self.dir, "compile_commands.json")))
+        ref = next(c for c in commands if "/tests/host/test_" in c["file"])
+        words = ref["arguments"] if "arguments" in ref else shlex.split(ref["command"])
+        flags, skip = [], False
+        for w in words[1:]:
+            if skip:
+                skip = False
+            elif w in ("-o", "-MF", "-MT", "-MQ"):
+                skip = True
+            elif w not in ("-c", "-MD", "-MMD") and w != ref["file"] and not w.endswith(os.sep + os.path.basename(ref["file"])):
+                flags.append(w)
+        tu = os.path.join(self.work, "every_header.cpp")
+        with open(tu, "w") as f:
+            for h in headers(self.src):
+                if h not in PREPROCESS_APART:
+                    f.write(f"#include <warmup/{h}>\n")
+        ids = set()
+        for extra in ([], ["-DWARMUP_DISABLE"]):
+            r = subprocess.run([words[0], *flags, *extra, "-E", "-w", tu], cwd=ref["directory"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            if r.returncode != 0:
+                raise SystemExit(f"tools/mutate: the headers do not preprocess together:\n{r.stderr[-3000:]}")
+            ids |= {int(m) for m in re.findall(r"warmup_mutation::on\((\d+)\)", r.stdout)}
+        return ids
+
     def targets(self):
         every = [f"warmup_host_file_{f}" for f in HOST_FILES] + PROGRAMS
         return every if self.only is None else [t for t in every if t in self.only]
 
     def write(self, clean, live):
+        """The headers with `live` switched in: regions as schema.py writes them, then patches
+        (a planted mutant written as its own switch: `patch` is (text, replacement with @ON@))."""
         by_header = {}
         for m in live:
             by_header.setdefault(m["header"], []).append(m)
@@ -223,8 +263,14 @@ class Build:
             path = os.path.join(self.src, INCLUDE, h)
             new = text
             if h in by_header:
-                new, dropped = schema.apply(text, by_header[h])
+                regions = [m for m in by_header[h] if "patch" not in m]
+                new, dropped = schema.apply(text, regions)
                 assert not dropped, "nested regions must be resolved before writing"
+                for m in by_header[h]:
+                    if "patch" in m:
+                        old, repl = m["patch"]
+                        assert new.count(old) == 1, f"{h}: a patch's text must occur once, outside every region"
+                        new = new.replace(old, repl.replace("@ON@", schema.call(m["id"])))
             if open(path, encoding="utf-8").read() != new:
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(new)
@@ -272,73 +318,32 @@ class Build:
         out = {}
         for t in self.targets():
             name = "warmup-report" if t == "warmup-report" else t
-            for cand in (os.path.join(self.dir, "tests", name), os.path.join(self.dir, name)):
+            for cand in (os.path.join(self.dir, "tests", name), os.path.join(self.dir, "tests", "packaging", name),
+                         os.path.join(self.dir, name)):
                 if os.path.exists(cand):
                     out[t] = cand
         return out
 
-    def header_programs(self):
-        """(own, linked): header -> the programs whose own objects include it, and those whose
-        linked libraries' objects do."""
-        deps = {}
-        r = run(["ninja", "-C", self.dir, "-t", "deps"])
-        cur = None
-        for line in r.stdout.splitlines():
-            if line and not line.startswith(" "):
-                cur = line.split(":")[0]
-                deps[cur] = set()
-            elif cur and line.strip():
-                deps[cur].add(os.path.normpath(os.path.join(self.dir, line.strip())))
-        base = os.path.join(self.src, INCLUDE) + os.sep
-        own, linked = {}, {}
-        for prog in self.programs():
-            objs = self.objects(("tests/" if prog != "warmup-report" else "") + prog, set())
-            for o in objs:
-                into = linked if os.path.basename(os.path.dirname(o)).startswith("warmup_shared_runtime") or \
-                    "/warmup_shared_runtime.dir/" in "/" + o else own
-                for d in deps.get(o, ()):
-                    if d.startswith(base):
-                        into.setdefault(d[len(base):], set()).add(prog)
-        return own, linked
-
-    def objects(self, target, seen):
-        if target in seen:
-            return set()
-        seen.add(target)
-        r = run(["ninja", "-C", self.dir, "-t", "query", target])
-        objs = set()
-        in_inputs = False
-        for line in r.stdout.splitlines():
-            s = line.strip()
-            if s.startswith("input:"):
-                in_inputs = True
-                continue
-            if s.startswith("outputs:"):
-                in_inputs = False
-                continue
-            if not in_inputs:
-                continue
-            s = s.lstrip("|").strip()
-            if s.endswith(".o"):
-                objs.add(s)
-            elif s.endswith(".a") and not s.startswith("/"):
-                objs |= self.objects(s, seen)
-        return objs
-
-    def run_test(self, t, timeout, mutant=-1):
-        """(outcome, seconds): passed, failed, skipped or timeout, with `mutant` active."""
+    def run_test(self, t, timeout, mutant=-1, args=(), reach=None):
+        """(outcome, seconds): passed, failed, skipped or timeout, with `mutant` active; `args`
+        added to its command (a Catch2 test case's name); `reach`: the folder where its
+        processes record what they reach (schema.py), emptied first."""
         # The tools' own WARMUP_MUTANT* and WARMUP_MUTATE_DIR are not the library's: left out,
         # or it would name them as unknown on stderr, which tests of its output read.
         env = {k: v for k, v in os.environ.items() if not k.startswith(("WARMUP_MUTANT", "WARMUP_MUTATE"))}
         env["WARMUPTEST_MUTANT"] = str(mutant)
+        env.pop("WARMUPTEST_REACH", None)
+        if reach is not None:
+            shutil.rmtree(reach, ignore_errors=True)
+            os.makedirs(reach)
+            env["WARMUPTEST_REACH"] = reach
         for kv in t["env"]:
             k, _, v = kv.partition("=")
             env[k] = v
-        command = list(t["command"])
+        command = list(t["command"]) + list(args)
         # A Catch2 program run as it is stops at its first failure when a mutant is active: one
         # failure is all a verdict needs (--abort, in Catch2 2 and 3).
-        if mutant != -1 and len(command) == 1 and t["programs"] and \
-                all(p.startswith(CATCH_PROGRAMS) for p in t["programs"]):
+        if mutant != -1 and not args and catch_alone(t):
             command.append("--abort")
         t0 = time.monotonic()
         try:
@@ -353,27 +358,85 @@ class Build:
         return ("passed" if ok else "failed"), dt
 
 
+def record(m, status, by=None):
+    """A mutant's result, as the results files hold it."""
+    return {"key": m["key"], "header": m["header"], "operator": m["operator"], "line": m["line"],
+            "occurrence": m["occurrence"], "line_text": m["line_text"], "mutated": m["mutated"],
+            "status": status, "by": by}
+
+
+def catch_alone(t):
+    """Whether test `t` runs one Catch2 program with no arguments (its cases can be run alone)."""
+    return len(t["command"]) == 1 and bool(t["programs"]) and all(p.startswith(CATCH_PROGRAMS) for p in t["programs"])
+
+
+def catch_spec(name):
+    """A Catch2 test spec that selects the test case named `name` exactly (Catch2 2 and 3 read a
+    backslash as taking the next character as it is)."""
+    out = "".join("\\" + c if c in '\\,[]"' else c for c in name)
+    if out.startswith(("~", "*")):
+        out = "\\" + out
+    if out.endswith("*"):
+        out = out[:-1] + "\\*"
+    return out
+
+
+def reach_folder(build, name):
+    return os.path.join(build.work, "reach", re.sub(r"[^A-Za-z0-9_.-]", "_", name))
+
+
 def timeout_for(baseline_s):
     """Stryker's rule: a test that runs this much longer than on the clean build has hung."""
     return 2.0 * baseline_s + 10.0
 
 
+def case_runs(build, tests, covering, mid):
+    """(seconds, test, case) for each case of a covering Catch2 test whose clean run reached
+    mutant `mid`, fastest first."""
+    runs = []
+    for name in covering:
+        if name in build.reach and catch_alone(tests[name]):
+            _, cases, durations = build.reach[name]
+            runs.extend((durations.get(c, 0.0), name, c) for c, ids in cases.items() if mid in ids)
+    return sorted(runs)
+
+
+def case_began(folder, case):
+    for f in os.listdir(folder) if os.path.isdir(folder) else ():
+        with open(os.path.join(folder, f), encoding="utf-8", errors="replace") as fh:
+            if any(line.rstrip("\n") == "@begin " + case for line in fh):
+                return True
+    return False
+
+
 def judge(build, mutant, tests, covering, baseline, out):
-    """Runs the covering tests (in the order given) with `mutant` active; stops at the first
-    failure."""
+    """Runs the tests in `covering` with `mutant` active; stops at the first failure. First
+    (where the clean run recorded it) each Catch2 test case that reached the mutant, alone and
+    fastest first: most mutants die in the first; then, for a mutant none of those killed,
+    each covering test whole (a case may depend on what an earlier case of its program did
+    once, say a setting read at the first call), in the order given."""
     t0 = time.monotonic()
     status, by = "survived", None
     ran = 0
-    for name in covering:
-        outcome, _ = build.run_test(tests[name], timeout_for(baseline[name]), mutant["id"])
+    folder = os.path.join(build.work, "judge", str(mutant["id"]))
+    for seconds, name, case in case_runs(build, tests, covering, mutant["id"]):
+        outcome, _ = build.run_test(tests[name], timeout_for(seconds), mutant["id"], args=[catch_spec(case)],
+                                    reach=folder)
         ran += 1
-        if outcome in ("failed", "timeout"):
-            status, by = ("killed" if outcome == "failed" else "timeout"), name
+        # A failure before the case began (a name Catch2 did not match) proves nothing.
+        if outcome == "timeout" or (outcome == "failed" and case_began(folder, case)):
+            status, by = ("killed" if outcome == "failed" else "timeout"), f"{name}: {case}"
             break
-    rec = {"key": mutant["key"], "header": mutant["header"], "operator": mutant["operator"],
-           "line": mutant["line"], "occurrence": mutant["occurrence"], "line_text": mutant["line_text"],
-           "mutated": mutant["mutated"], "status": status, "by": by, "tests_run": ran,
-           "tests_covering": len(covering), "seconds": round(time.monotonic() - t0, 1)}
+    if status == "survived":
+        for name in covering:
+            outcome, _ = build.run_test(tests[name], timeout_for(baseline[name]), mutant["id"])
+            ran += 1
+            if outcome in ("failed", "timeout"):
+                status, by = ("killed" if outcome == "failed" else "timeout"), name
+                break
+    shutil.rmtree(folder, ignore_errors=True)
+    rec = dict(record(mutant, status, by), tests_run=ran, tests_covering=len(covering),
+               seconds=round(time.monotonic() - t0, 1))
     out(rec)
     return rec
 
@@ -386,14 +449,16 @@ def baseline_of(build, tests, log=say, workers=1):
     import concurrent.futures
     base, left, failed = {}, [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        runs = list(pool.map(lambda n: (n, *build.run_test(tests[n], 600)), sorted(tests)))
+        runs = list(pool.map(lambda n: (n, *build.run_test(tests[n], 600, reach=reach_folder(build, n))),
+                             sorted(tests)))
     for name, outcome, dt in runs:
         if outcome in ("failed", "timeout"):  # once more, alone: a test that failed under load
-            outcome, dt = build.run_test(tests[name], 600)
+            outcome, dt = build.run_test(tests[name], 600, reach=reach_folder(build, name))
             if outcome == "passed":
                 log(f"tools/mutate: {name} failed on the clean build, then passed alone: kept")
         if outcome == "passed" and dt <= SLOW_S:
             base[name] = dt
+            build.reach[name] = schema.read_reach(reach_folder(build, name))
         elif outcome in ("failed", "timeout"):
             failed.append(name)
         else:
@@ -428,27 +493,24 @@ def resolve_overlaps(chosen):
     return kept, dropped
 
 
-def covering_tests(header, tests, baseline, cover):
-    """The tests that cover `header`: those running a program that includes it (own: its own
-    files do; linked: a library it links does). The programs' own first, then by clean time."""
-    own, linked = cover
-    progs = linked.get(header, set()) | own.get(header, set())
-    names = [n for n, t in tests.items() if n in baseline and set(t["programs"]) & progs]
-    mine = own.get(header, set())
-    return sorted(names, key=lambda n: (not (set(tests[n]["programs"]) & mine), baseline[n]))
+def reaching_tests(build, mid, tests, baseline):
+    """The tests whose clean run reached mutant `mid` (any of their processes), fastest first:
+    no other test can tell it from the code as it is."""
+    names = [n for n in tests if n in baseline and n in build.reach and mid in build.reach[n][0]]
+    return sorted(names, key=lambda n: baseline[n])
 
 
-def judge_all(build, mutants, tests, baseline, cover, out, workers):
+def judge_all(build, mutants, tests, baseline, out, workers):
     """Judges `mutants` with `workers` running side by side; returns their records in order."""
     import concurrent.futures
     lock = __import__("threading").Lock()
 
     def one(m):
-        covering = covering_tests(m["header"], tests, baseline, cover)
+        covering = reaching_tests(build, m["id"], tests, baseline)
         if not covering:
-            rec = {"key": m["key"], "header": m["header"], "operator": m["operator"], "line": m["line"],
-                   "occurrence": m["occurrence"], "line_text": m["line_text"], "mutated": m["mutated"],
-                   "status": "no_coverage", "by": None}
+            # No test's run goes through its region: it survives every test (Stryker's "no
+            # coverage", counted against the score as a survivor is).
+            rec = dict(record(m, "survived"), reached=False)
             with lock:
                 out(rec)
             return rec
