@@ -6,9 +6,6 @@
 #include <catch2/catch.hpp>
 #endif
 #include "catch_run.hpp"
-#if defined(WARMUP_MUTATION_SWITCH)
-#include "support/mutation_listener.hpp"
-#endif
 
 // The default: run the tests. A program that may skip (tests/gpu, tests/no_gpu) defines its own.
 __attribute__((weak)) int warmup_test::before_tests() noexcept { return -1; }

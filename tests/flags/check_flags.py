@@ -6,7 +6,8 @@ TEST:
   mixed          files built with and without WARMUP_DISABLE in one program, both link orders,
                  at -O0: the measuring files' sites are exact, the others absent
   light          files built light (WARMUP_LIGHT) with the runtime in one file, beside whole and
-                 WARMUP_DISABLE files, both link orders, at -O0 and -O2: exact sites, one report
+                 WARMUP_DISABLE files, both link orders, at -O0 and -O2 (a whole main at -O0
+                 only): exact sites, one report
                  at exit; a light program without the runtime fails to link, naming what to add
   only_scope     a program that includes only <warmup/scope.hpp> writes WARMUP_REPORT at exit
   no_exceptions  -fno-exceptions -fno-rtti, measuring and disabled: builds, runs, writes a report
@@ -130,9 +131,11 @@ LINK_HINT = "start_runtime_light_builds_need_warmup_runtime_hpp_in_one_file"
 
 def light(b):
     lines = []
+    # A whole (not light) main at -O0 only, the object mixed builds: what -O2 changes is which of
+    # the light files' and the runtime's inline functions are emitted, and those it builds twice.
+    whole_main = b.obj("mixed_main.cpp", "whole_main.o", ["-O0"])
     for opt in ("-O0", "-O2"):
         light_main = b.obj("mixed_main.cpp", f"light_main{opt}.o", [opt, "-DWARMUP_LIGHT"])
-        whole_main = b.obj("mixed_main.cpp", f"whole_main{opt}.o", [opt])
         on = b.obj("mixed_enabled.cpp", f"light_on{opt}.o", [opt, "-DWARMUP_LIGHT"])
         off = b.obj("mixed_disabled.cpp", f"light_off{opt}.o", [opt, "-DWARMUP_LIGHT", "-DWARMUP_DISABLE"])
         runtime = b.obj("light_runtime.cpp", f"light_runtime{opt}.o", [opt, "-DWARMUP_LIGHT"])

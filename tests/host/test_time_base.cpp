@@ -4,9 +4,13 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
+
+#include <unistd.h>
 
 #include "warmup/profile.hpp"
 #include "warmup/detail/runtime/clock.hpp"
@@ -62,6 +66,30 @@ TEST_CASE("a scope's time agrees with the steady clock within 0.1% over 100 ms",
   }
 }
 
+namespace {
+// When this process began on the steady clock, from /proc/self/stat (field 22, clock ticks since
+// boot); nothing where that file cannot be read (the tests run on Linux, where it can).
+std::optional<std::chrono::steady_clock::time_point> process_began() {
+  std::FILE* f = std::fopen("/proc/self/stat", "r");
+  if (f == nullptr) return std::nullopt;
+  char line[4096] = {};
+  const bool read = std::fgets(line, sizeof line, f) != nullptr;
+  std::fclose(f);
+  const char* p = read ? std::strrchr(line, ')') : nullptr;  // the name may hold spaces
+  if (p == nullptr) return std::nullopt;
+  unsigned long long ticks = 0;
+  // After ") ": state is field 3; starttime is field 22, the 20th from there.
+  for (int field = 3; field <= 22 && p != nullptr; ++field) {
+    p = std::strchr(p + 1, ' ');
+    if (p != nullptr && field == 22) ticks = std::strtoull(p + 1, nullptr, 10);
+  }
+  const long hz = ::sysconf(_SC_CLK_TCK);
+  if (ticks == 0 || hz <= 0) return std::nullopt;
+  return std::chrono::steady_clock::time_point{std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::nanoseconds{static_cast<long long>(ticks * (1'000'000'000ull / static_cast<unsigned long long>(hz)))})};
+}
+}  // namespace
+
 TEST_CASE("the timeline's host starts convert to the steady clock's origin", "[clock]") {
   const auto before = std::chrono::steady_clock::now();
   { warmup::region_scope s{"clock.placed"}; }
@@ -73,6 +101,15 @@ TEST_CASE("the timeline's host starts convert to the steady clock's origin", "[c
   const auto origin = warmup::detail::process_start();
   CHECK(s->timeline[0].host_start >= (before - origin) - 2us);
   CHECK(s->timeline[0].host_start <= (after - origin) + 2us);
+  // The origin is the library's start in this process: after the process began (the kernel's
+  // start time, in clock ticks since boot, which steady_clock counts from too where the machine
+  // never slept), not the steady clock's own epoch; and the same at every call.
+  CHECK(origin <= before);
+  CHECK(warmup::detail::process_start() == origin);
+  const auto began = process_began();
+  REQUIRE(began);
+  CHECK(origin >= *began - 20ms);
+  CHECK(origin <= *began + 60s);  // the library starts as the test program loads
 }
 
 TEST_CASE("pairs that agree are kept, and give the rate", "[clock]") {

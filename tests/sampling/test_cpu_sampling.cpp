@@ -11,6 +11,7 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/select.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -28,6 +30,7 @@
 #include "warmup/profile.hpp"
 #include "warmup/detail/analysis/attribution.hpp"
 #include "warmup/detail/analysis/cpu_sampler.hpp"
+#include "warmup/detail/analysis/cpu_tick_source.hpp"
 #include "warmup/detail/analysis/host_probe.hpp"
 #include "../support/test_plugin.hpp"
 #include "../support/thread_cpu.hpp"
@@ -51,6 +54,29 @@ int posix_timers() {
 std::atomic<int> program_handler_calls{0};
 void program_handler(int) { program_handler_calls.fetch_add(1); }
 }  // namespace
+
+TEST_CASE("a timer tick is armed at its whole interval, at and past a second, and deleted at its end") {
+  using namespace warmup::detail;
+  const long tid = static_cast<long>(::syscall(SYS_gettid));
+  const int before = posix_timers();
+  // Periods the thread's CPU time does not reach here: the timer is read, never fires.
+  for (const std::uint64_t period : {999'999'999ull, 1'000'000'000ull, 1'500'000'000ull}) {
+    INFO("period " << period << " ns");
+    const auto b = std::make_unique<sample_buffer>();
+    int refused = 0;
+    REQUIRE(open_tick(b.get(), tick_kind::cpu_timer, period, tid, refused) == tick_open::made);
+    REQUIRE(b->tick.kind == tick_kind::cpu_timer);
+    CHECK(posix_timers() == (before < 0 ? -1 : before + 1));
+    REQUIRE(arm_tick(b->tick));
+    itimerspec now{};
+    REQUIRE(::timer_gettime(b->tick.timer, &now) == 0);
+    CHECK(now.it_interval.tv_sec == static_cast<time_t>(period / 1'000'000'000u));
+    CHECK(now.it_interval.tv_nsec == static_cast<long>(period % 1'000'000'000u));
+    CHECK((now.it_value.tv_sec > 0 || now.it_value.tv_nsec > 0));  // armed: a zero value disarms
+    end_tick(b->tick);
+    CHECK(posix_timers() == before);
+  }
+}
 
 TEST_CASE("a program with its own SIGURG handler keeps it, and the report says why sampling is off") {
   // In a child: once the library holds SIGURG, it keeps it to the end of the process.

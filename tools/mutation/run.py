@@ -56,6 +56,18 @@ NOT_SCORED = {
 }
 
 
+def catch_main_object():
+    """The Catch2 runner object tools/test's build compiled (tests/CMakeLists.txt), where there is
+    one: linked, not compiled again; else "" (this build compiles its own)."""
+    build = os.environ.get("WARMUP_BUILD_DIR", os.path.join(ROOT, "build", "test"))
+    named = os.path.join(build if os.path.isabs(build) else os.path.join(ROOT, build), "catch_main_object")
+    try:
+        obj = open(named).read().strip()
+    except OSError:
+        return ""
+    return obj if os.path.isfile(obj) else ""
+
+
 def say(*a):
     print(*a, flush=True)
 
@@ -193,7 +205,8 @@ class Build:
                 r = run(["cmake", "-S", self.src, "-B", self.dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Debug",
                          "-DCMAKE_CXX_FLAGS_DEBUG=-O0", f"-DCMAKE_CXX_FLAGS=-include {self.switch}",
                          "-DWARMUP_BUILD_TESTS=ON", "-DWARMUP_BUILD_EXAMPLES=OFF", "-DWARMUP_BUILD_BENCHMARKS=OFF",
-                         "-DWARMUP_TEST_PER_FILE=ON", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"])
+                         "-DWARMUP_TEST_PER_FILE=ON", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+                         "-DWARMUP_MUTATION_LISTENER=ON", f"-DWARMUP_CATCH_MAIN_OBJECT={catch_main_object()}"])
                 if r.returncode != 0:
                     raise SystemExit(f"tools/mutate: configuring {self.src} failed:\n{r.stdout[-4000:]}")
                 configured = True
@@ -390,6 +403,12 @@ def timeout_for(baseline_s):
     return 2.0 * baseline_s + 10.0
 
 
+# The reaching test cases a mutant runs alone before the reaching tests run whole: most mutants
+# die in the first few; one that many cases reach and none kills (a survivor) would spend more
+# on process starts one case at a time than on the whole programs.
+CASES_ALONE = 8
+
+
 def case_runs(build, tests, covering, mid):
     """(seconds, test, case) for each case of a covering Catch2 test whose clean run reached
     mutant `mid`, fastest first."""
@@ -411,15 +430,16 @@ def case_began(folder, case):
 
 def judge(build, mutant, tests, covering, baseline, out):
     """Runs the tests in `covering` with `mutant` active; stops at the first failure. First
-    (where the clean run recorded it) each Catch2 test case that reached the mutant, alone and
-    fastest first: most mutants die in the first; then, for a mutant none of those killed,
-    each covering test whole (a case may depend on what an earlier case of its program did
-    once, say a setting read at the first call), in the order given."""
+    (where the clean run recorded it) the Catch2 test cases that reached the mutant, alone and
+    fastest first, up to CASES_ALONE of them: most mutants die in the first; then, for a
+    mutant none of those killed, each covering test whole (a case may depend on what an
+    earlier case of its program did once, say a setting read at the first call), in the
+    order given."""
     t0 = time.monotonic()
     status, by = "survived", None
     ran = 0
     folder = os.path.join(build.work, "judge", str(mutant["id"]))
-    for seconds, name, case in case_runs(build, tests, covering, mutant["id"]):
+    for seconds, name, case in case_runs(build, tests, covering, mutant["id"])[:CASES_ALONE]:
         outcome, _ = build.run_test(tests[name], timeout_for(seconds), mutant["id"], args=[catch_spec(case)],
                                     reach=folder)
         ran += 1

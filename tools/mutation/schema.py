@@ -12,7 +12,7 @@ that two mutants can run side by side; else from a file.
 
 Where WARMUPTEST_REACH names a folder, `on(id)` also writes each mutant's number there the first
 time a process reaches its region (in a test case: the Catch2 runner marks each case's start
-and end, tests/support/mutation_listener.hpp), one file a process, so that a run of the clean
+and end, tests/support/mutation_listener.cpp), one file a process, so that a run of the clean
 build says which tests, and which of their cases, reach which mutants (Stryker's coverage
 analysis). A line is written at once, with O_APPEND: a process that ends by _exit, a signal or
 a fork's child loses none.
@@ -83,7 +83,7 @@ inline void reached(long id) noexcept {
   const int n = std::snprintf(line, sizeof line, "%ld\n", id);
   if (n > 0) reach_write(line, static_cast<std::size_t>(n));
 }
-// A test case's start and end (tests/support/mutation_listener.hpp): what a case reaches is
+// A test case's start and end (tests/support/mutation_listener.cpp): what a case reaches is
 // recorded again in each case, not only the first time in the process.
 inline void case_begins(const char* name) noexcept {
   if (!reach_dir()) return;
