@@ -2,6 +2,8 @@
 // store's bounds, and the host signals of a first call, all on synthetic records: no GPU.
 #include "catch.hpp"
 
+#include <utility>
+
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -53,6 +55,19 @@ void check_split(const cold_window& w, const warmup::detail::split& s) {
 
 using warmup_test::idle_threshold_kept;
 }  // namespace
+
+TEST_CASE("nested records that begin together: the shorter one owns their shared start, in either order") {
+  const cold_window w{1000, 2000, 7};
+  for (const bool inner_first : {true, false}) {
+    INFO("inner record listed " << (inner_first ? "first" : "second"));
+    std::vector<cause_record> r = {{cause::module_load, 1100, 1600, 7}, {cause::lazy_kernel_load, 1100, 1150, 7}};
+    if (inner_first) std::swap(r[0], r[1]);
+    const auto s = split_window(w, r);
+    CHECK(ns(cause::lazy_kernel_load, s) == 50);
+    CHECK(ns(cause::module_load, s) == 450);
+    check_split(w, s);
+  }
+}
 
 TEST_CASE("nested records: each instant counts once, for the innermost") {
   const cold_window w{1000, 2000, 7};

@@ -35,3 +35,15 @@ TEST_CASE("a steady site thins to 1 call in 64, and a change brings back every c
   for (int k = 0; k < 8; ++k, ++i) s.observe(i, 1000);  // the old level is a quarter of the new one
   CHECK(timed_among(s, i, 64) == 64);  // a change: the typical time had moved to 5000
 }
+
+TEST_CASE("a normal call between slow ones starts the count of slow calls again") {
+  device_sampler s;
+  std::uint64_t i = 0;
+  for (; i < 64 + 256 * 8; ++i) s.observe(i, 1000 + (i % 7));
+  for (int k = 0; k < 7; ++k, ++i) s.observe(i, 5000);  // seven slow calls
+  s.observe(i++, 1000);                                  // a normal one: the count starts again
+  for (int k = 0; k < 7; ++k, ++i) s.observe(i, 5000);  // seven more: not eight in a row
+  CHECK(timed_among(s, i, 640) == 10);                   // still 1 in 64
+  s.observe(i++, 5000);                                  // the eighth in a row
+  CHECK(timed_among(s, i, 64) == 64);
+}

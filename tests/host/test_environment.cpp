@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "warmup/settings.hpp"
 #include "warmup/detail/runtime/environment.hpp"
 #include "warmup/detail/runtime/notices.hpp"
 
@@ -43,6 +44,16 @@ TEST_CASE("good values are taken") {
   CHECK(read({{"WARMUP_ENABLE", "1"}}).enable == 1);
   CHECK(read({{"WARMUP_DEVICE_SAMPLING", "adaptive"}}).every_call == 0);
   CHECK(read({}).messages.empty());
+}
+
+TEST_CASE("the device sampling policy set is the one read back") {
+  const warmup::device_sampling before = warmup::device_sampling_policy();
+  for (const warmup::device_sampling p : {warmup::device_sampling::every_call, warmup::device_sampling::adaptive,
+                                          warmup::device_sampling::every_call}) {
+    warmup::set_device_sampling(p);
+    CHECK(warmup::device_sampling_policy() == p);
+  }
+  warmup::set_device_sampling(before);
 }
 
 TEST_CASE("garbage in any variable: one clear message, the default kept") {

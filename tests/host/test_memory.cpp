@@ -123,6 +123,31 @@ TEST_CASE("the timeline: the first calls, then every 2^k-th call; a reused entry
   CHECK(first->device_ns.load() == 0);
 }
 
+TEST_CASE("the timeline finds a sampled call by its index, and forgets everything on reset") {
+  warmup::detail::timeline t(4);
+  for (std::uint64_t i = 0; i < 12; ++i) warmup::detail::timeline_host(&t, i, 1000 + i, 10 + i);
+  for (std::uint64_t i : {4u, 6u, 8u, 10u}) {  // sampled, past the first four
+    INFO("call " << i);
+    const warmup::detail::timeline_entry* e = t.find(i);
+    REQUIRE(e != nullptr);
+    CHECK(e->host_ns.load() == 10 + i);
+    CHECK(t.holds(i));
+  }
+  CHECK_FALSE(t.holds(9));  // not sampled
+  CHECK_FALSE(t.holds(12));  // not yet made
+  t.find(2)->device_ns.store(77);
+  t.reset();  // a forked child's: nothing of the parent's calls, device times included
+  CHECK(t.read().empty());
+  // One of the first calls again: its entry is the same one, and writing the host side alone
+  // must leave it without a device time.
+  warmup::detail::timeline_host(&t, 2, 5000, 50);
+  const std::vector<warmup::detail::timeline_call> calls = t.read();
+  REQUIRE(calls.size() == 1);
+  CHECK(calls[0].index == 2);
+  CHECK(calls[0].device_start == 0);
+  CHECK(calls[0].device_ns == 0);
+}
+
 TEST_CASE("calls recorded from several threads at once: the owner's lane and the shared lane add up exactly") {
   // The first thread to record a later call writes its own lane with plain stores; the others
   // share a lane of atomic read-modify-writes. The figures read back must be those of all calls.

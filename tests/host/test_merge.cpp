@@ -3,6 +3,7 @@
 // rules, and the wire format's limits.
 #include "catch.hpp"
 
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <sstream>
@@ -430,6 +431,21 @@ TEST_CASE("a merged report's or a comparison's format: WARMUP_REPORT's rule, the
   for (const char* p : {"-", "m.txt", "M.TXT", "m", "m.jsonx", "json"}) CHECK(merged_format_for(p) == report_format::table);
 }
 
+TEST_CASE("a file is read back whole whatever errno held before: only a read that failed is retried") {
+  char path[] = "/tmp/warmup-read-XXXXXX";
+  const int fd = ::mkstemp(path);
+  REQUIRE(fd >= 0);
+  const std::string text(100'000, 'x');  // more than one read's buffer
+  REQUIRE(::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+  ::close(fd);
+  std::string error;
+  errno = EINTR;  // left over from an earlier call: says nothing of the reads to come
+  const std::optional<std::string> back = warmup::read_text_file(path, error);
+  ::unlink(path);
+  REQUIRE(back);
+  CHECK(*back == text);
+}
+
 TEST_CASE("only a regular file is read back: a FIFO, a device or a directory is refused at once") {
   char dir[] = "/tmp/warmup-read-XXXXXX";
   REQUIRE(::mkdtemp(dir) != nullptr);
@@ -499,6 +515,51 @@ TEST_CASE("a text table as printed: columns two spaces apart, each as wide as it
         "long name   2  30 ms\n"
         "    a note\n"
         "b\n");
+}
+
+TEST_CASE("the merged header names four hosts and counts the rest; a merge with sites never says it has none") {
+  const auto merged_table = [](std::size_t hosts) {
+    std::vector<warmup::rank_summary> in;
+    for (std::size_t i = 0; i < hosts; ++i) {
+      in.push_back(rank_of(static_cast<int>(i), {site("step", 1ms, 1ms)}));
+      in.back().host = "host" + std::to_string(i);
+    }
+    std::ostringstream os;
+    warmup::print(warmup::merge(std::move(in)), os);
+    return os.str();
+  };
+  const std::string four = merged_table(4), five = merged_table(5);
+  INFO(four << five);
+  CHECK(four.find("host3 (1 rank);") != std::string::npos);  // the fourth named, nothing after it
+  CHECK(four.find(" more") == std::string::npos);
+  CHECK(five.find("host3 (1 rank) and 1 more;") != std::string::npos);
+  CHECK(four.find("(no site in any report)") == std::string::npos);
+  std::ostringstream empty;
+  warmup::print(warmup::merge({rank_of(0, {})}), empty);
+  CHECK(empty.str().find("(no site in any report)\n") != std::string::npos);
+}
+
+TEST_CASE("the merged SVG places each rank's mark by its time, on the decades' grid") {
+  // First calls of exactly 10 ms and 1 s: the grid runs from the first decade to the last, and
+  // the marks sit on its first and last lines.
+  std::vector<warmup::rank_summary> in;
+  in.push_back(rank_of(0, {site("step", 10ms, 1ms)}));
+  in.push_back(rank_of(1, {site("step", 1s, 1ms)}));
+  const std::string svg = warmup::to_svg(warmup::merge(std::move(in)));
+  std::vector<double> grid;
+  for (std::size_t at = svg.find("stroke=\"#e2e5ea\""); at != std::string::npos; at = svg.find("stroke=\"#e2e5ea\"", at + 1))
+    grid.push_back(std::stod(svg.substr(svg.rfind("<line x1=\"", at) + 10)));
+  REQUIRE(grid.size() == 4);  // 1 ms, 10 ms, 100 ms, 1 s
+  const std::size_t path = svg.find("stroke=\"#d62728\" stroke-opacity");
+  REQUIRE(path != std::string::npos);
+  const std::string d = svg.substr(svg.rfind("d=\"", path) + 3);
+  std::vector<double> marks;
+  for (std::size_t at = d.find('M'); at != std::string::npos && at < d.find('"'); at = d.find('M', at + 1))
+    marks.push_back(std::stod(d.substr(at + 1)));
+  REQUIRE(marks.size() == 2);
+  CHECK(marks[0] == Approx(grid[1]).margin(0.05));
+  CHECK(marks[1] == Approx(grid[3]).margin(0.05));
+  CHECK(grid[3] - grid[0] == Approx(3 * (grid[1] - grid[0])).margin(0.2));  // decades evenly spaced
 }
 
 TEST_CASE("a list of ranks: eight shown, the rest counted") {

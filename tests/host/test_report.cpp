@@ -171,6 +171,41 @@ TEST_CASE("the SVG's plot spans the calls it draws: call 1 at the left edge, the
   }
 }
 
+TEST_CASE("the trace: its time unit, and each site's row named in the host process") {
+  { warmup::region_scope s{"trace.row"}; }
+  const warmup::report r = warmup::snapshot();
+  const std::string trace = warmup::to_trace(r);
+  CHECK(trace.rfind("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", 0) == 0);
+  const std::size_t row = trace.find("\"name\":\"region: trace.row\"");
+  REQUIRE(row != std::string::npos);
+  const std::size_t event = trace.rfind("{\"ph\":\"M\"", row);
+  const std::string host_row = "{\"ph\":\"M\",\"pid\":1,\"tid\":";  // a row of the host's process
+  CHECK(trace.compare(event, host_row.size(), host_row) == 0);
+}
+
+TEST_CASE("the table pads names by characters, not bytes: a UTF-8 name's row lines up with an ASCII one's") {
+  using ns = std::chrono::nanoseconds;
+  warmup::report r;
+  for (const char* name : {"abc", "\xC3\xA4\xC3\xB6\xC3\xBC", "a name much longer than both"}) {  // "äöü": 3 characters, 6 bytes
+    warmup::site_report s;
+    s.name = name;
+    s.calls = s.host.calls = 1;
+    s.host.first = ns{1500};
+    r.sites.push_back(s);
+  }
+  std::ostringstream os;
+  warmup::print(r, os);
+  std::string ascii, utf8;
+  std::istringstream lines(os.str());
+  for (std::string l; std::getline(lines, l);) {
+    if (l.rfind("abc ", 0) == 0) ascii = l.substr(3);
+    if (l.rfind("\xC3\xA4\xC3\xB6\xC3\xBC ", 0) == 0) utf8 = l.substr(6);
+  }
+  INFO(os.str());
+  REQUIRE_FALSE(ascii.empty());
+  CHECK(utf8 == ascii);  // the same padding after three characters
+}
+
 TEST_CASE("a live snapshot reports a host-only site with device null") {
   for (int i = 0; i < 3; ++i) { warmup::region_scope s{"report.live"}; }
   const warmup::report r = warmup::snapshot();

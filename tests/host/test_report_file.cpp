@@ -5,11 +5,15 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <math.h>  // signgam
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -89,6 +93,31 @@ TEST_CASE("a write that fails leaves no temporary file behind") {
   CHECK_FALSE(why.empty());
   CHECK(entries_of(d.path) == std::vector<std::string>{"taken"});
   CHECK(entries_of(target).empty());
+}
+
+TEST_CASE("a write the disk cuts short is a failure with the disk's reason, never a short file called done") {
+  // RLIMIT_FSIZE stands in for a full disk: the first write stops at the limit (a partial
+  // write), the next fails with EFBIG. In a child, whose limit is its own.
+  char path[] = "/tmp/warmup-short-XXXXXX";
+  const int fd = ::mkstemp(path);
+  REQUIRE(fd >= 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{1000, 1000};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(2);
+    ::_exit(warmup::detail::write_all(fd, std::string(5000, 'x')) == EFBIG ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  ::close(fd);
+  struct stat st {};
+  REQUIRE(::stat(path, &st) == 0);
+  ::unlink(path);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(st.st_size == 1000);  // the partial write did happen: the reason is the second one's
 }
 
 TEST_CASE("a report file gets the permissions any new file of the program gets") {

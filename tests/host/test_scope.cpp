@@ -65,6 +65,17 @@ TEST_CASE("WARMUP_SCOPE and WARMUP_FUNC_SCOPE make one site per name") {
   CHECK(n == 7);
 }
 
+TEST_CASE("sizes that vary are said to, though their total is the first size times the calls") {
+  for (const std::size_t bytes : {2000u, 1000u, 3000u}) { warmup::h2d_scope up{"scope.upload.balanced", bytes}; }
+  const auto r = warmup::snapshot();
+  const auto* up = r.find(op_kind::h2d, "scope.upload.balanced");
+  REQUIRE(up != nullptr);
+  REQUIRE(up->bytes);
+  CHECK(up->bytes->total == 3 * up->bytes->first);  // 6000 = 3 x 2000: the total alone cannot tell
+  CHECK(up->bytes->sizes_vary);
+  CHECK_FALSE(up->bytes->steady_gbps);
+}
+
 TEST_CASE("copies and allocations keep their bytes") {
   for (int i = 0; i < 4; ++i) { warmup::h2d_scope up{"scope.upload", std::size_t{1000} * (i + 1)}; }
   { warmup::alloc_scope a{"scope.alloc", std::size_t{1} << 20}; }
@@ -88,6 +99,15 @@ TEST_CASE("copies and allocations keep their bytes") {
   REQUIRE(a->bytes);
   CHECK(a->bytes->total == (1u << 20));
   CHECK_FALSE(a->bytes->sizes_vary);
+  const auto noted = [](const warmup::site_report& s, const std::string& start) {
+    return std::any_of(s.notes.begin(), s.notes.end(), [&](const std::string& n) { return n.rfind(start, 0) == 0; });
+  };
+  CHECK(noted(*up, "bandwidth from host time (no call was device-timed)"));
+  CHECK(noted(*up, "calls moved different numbers of bytes"));
+  CHECK_FALSE(noted(*a, "calls moved different numbers of bytes"));
+  CHECK_FALSE(noted(*up, "once steady, device-timed on a sample"));  // none was left out
+  CHECK_FALSE(a->pool);  // its pool never read (no stream, no GPU): no pool figures at all
+  CHECK_FALSE(up->pool);
   const auto* plain = r.find(warmup::op_kind::region, "scope.bytes.plain");
   REQUIRE(plain != nullptr);
   CHECK_FALSE(plain->bytes);

@@ -274,6 +274,19 @@ TEST_CASE("cold recurrences: slow calls after idling are counted apart, fast one
   CHECK(t.cold_excess == nanoseconds{45'000'000} - 2 * t.steady->p50);
 }
 
+TEST_CASE("many cold recurrences are judged against the steady calls, never against themselves") {
+  // Twenty calls after idling, all slow, among 500: the band comes from the steady calls alone,
+  // so every one of them is a cold recurrence (in the band's sample, they would widen it).
+  std::vector<std::uint64_t> v = noisy(500, 9);
+  std::vector<bool> idle(v.size(), false);
+  v[0] = 30'000'000;
+  for (std::size_t i = 100; i < 500; i += 20) idle[i] = true, v[i] = 20'000'000;
+  const warmup::timing t = summarize_values(v, idle);
+  CHECK(t.cold_recurrences == 20);
+  REQUIRE(t.steady);
+  CHECK(t.steady->max < nanoseconds{2'000'000});
+}
+
 TEST_CASE("10^7 calls leave a series' memory unchanged") {
   series s;
   std::mt19937_64 rng(11);

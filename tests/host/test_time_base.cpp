@@ -156,13 +156,16 @@ TEST_CASE("a pair that disagrees drops the counter; later ticks still convert", 
 TEST_CASE("after the counter is dropped, a moment before its last good pair reads as that pair: never earlier", "[clock]") {
   // Pairs stamped 100 s ahead of the steady clock's now (a pair is read from both clocks at
   // once, so only a hostile or a restored state has one in the future).
+  // A 25 MHz counter (an Arm generic timer's rate: 40 ns a tick), so that a wrapped difference
+  // over the rate is a number of ticks an integer holds, not one whose conversion is undefined.
   const std::uint64_t ahead = warmup::detail::steady_ns() + 100'000'000'000ull;
   time_base t;
   t.start_counter({0, ahead, 10});
-  REQUIRE(t.add({2'000'000'000, ahead + 1'000'000'000, 10}, true));
-  REQUIRE_FALSE(t.add({2'000'000'000 + 12'000'000'000ull, ahead + 2'000'000'000, 10}, true));
+  REQUIRE(t.add({25'000'000, ahead + 1'000'000'000, 10}, true));
+  REQUIRE_FALSE(t.add({25'000'000 + 300'000'000, ahead + 2'000'000'000, 10}, true));
   REQUIRE(t.source() == time_source::steady_after_counter);
-  CHECK(t.now() == 2'000'000'000);  // the last good pair's ticks, not a wrapped difference
+  CHECK(t.ns_per_tick() == Approx(40.0));
+  CHECK(t.now() == 25'000'000);  // the last good pair's ticks, not a wrapped difference
 }
 
 TEST_CASE("a counter that goes back, or runs at an implausible rate, is dropped", "[clock]") {

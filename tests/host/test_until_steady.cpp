@@ -61,6 +61,12 @@ std::vector<std::uint64_t> cold_then_steady(std::size_t n, double noise, unsigne
 
 }  // namespace
 
+TEST_CASE("a loop stopped by its second call's failure still reports its first call's time") {
+  const steady_run r = replay({100'000'000, 1'000'000}, steady_limits{}, 2);
+  CHECK(r.why == steady_stop::error);
+  CHECK(r.first_ns == 100'000'000);
+}
+
 TEST_CASE("a cold start then a tight steady state: steady once a full window follows the warm-up") {
   const steady_run r = replay(cold_then_steady(200, 0.01), steady_limits{});
   CHECK(r.why == steady_stop::steady);

@@ -70,6 +70,7 @@ int main() {
 
   const warmup::report r = warmup::snapshot();
   check(!r.enabled, "snapshot().enabled is false");
+  check(r.device_status == "warmup was compiled with WARMUP_DISABLE", "snapshot().device_status says why nothing was measured");
   check(r.sites.empty(), "snapshot().sites is empty");
 
   std::ostringstream table;
