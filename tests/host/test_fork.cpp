@@ -110,6 +110,15 @@ TEST_CASE("every lock the library holds is taken around fork") {
   for (const std::string& w : free_during_fork) UNSCOPED_INFO("not held around fork: " << w);
 }
 
+TEST_CASE("a copy names the file it was loaded from: this program, by its path") {
+  char exe[4096] = {};
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  REQUIRE(n > 0);
+  const std::string file = warmup::detail::this_copy_file();
+  const auto base = [](const std::string& p) { return p.substr(p.find_last_of('/') + 1); };
+  CHECK(base(file) == base(exe));  // dladdr names the program as it was started
+}
+
 // The locks a lock() function takes (the sites, the read-back rings, the cause records, the
 // notices, the clock's pairs): held around fork as well. A thread that tries each while the
 // handlers hold them gets none before they are released.

@@ -418,6 +418,18 @@ TEST_CASE("named scopes in a thread_local destructor after the thread's name tab
   CHECK(built->calls == 1);
 }
 
+TEST_CASE("scopes at a thread's end take no shard: thread after thread, the site reuses the one it gave back") {
+  for (int t = 0; t < 10; ++t)
+    std::thread([] {
+      static thread_local scopes_at_thread_end late;
+      (void)&late;
+      for (int i = 0; i < 300; ++i) warmup::region_scope s{"scope.thread_end.named"};  // past the window: a shard
+    }).join();
+  const auto* site = find_site(op_kind::region, "scope.thread_end.named");
+  REQUIRE(site != nullptr);
+  CHECK(site->shard_count() == 1);  // a shard held past the thread's end would never come back
+}
+
 TEST_CASE("more threads at once than a site has shards: the rest share a lane, no call lost") {
   constexpr int threads = 80, calls = 2000;
   static_assert(threads > int(warmup::detail::site::max_shards));

@@ -112,6 +112,23 @@ TEST_CASE("the timeline's host starts convert to the steady clock's origin", "[c
   CHECK(origin <= *began + 60s);  // the library starts as the test program loads
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+TEST_CASE("a TSC the kernel calls invariant (nonstop_tsc) is one the library calls invariant", "[clock]") {
+  // The kernel sets nonstop_tsc from the same CPUID bit (0x80000007, EDX bit 8).
+  std::FILE* f = std::fopen("/proc/cpuinfo", "r");
+  REQUIRE(f != nullptr);
+  bool nonstop = false;
+  char line[8192];
+  while (!nonstop && std::fgets(line, sizeof line, f) != nullptr)
+    nonstop = std::strncmp(line, "flags", 5) == 0 && std::strstr(line, " nonstop_tsc") != nullptr;
+  std::fclose(f);
+  const char* why = warmup::detail::counter_unusable();
+  INFO("nonstop_tsc " << nonstop << "; the library: " << (why ? why : "usable"));
+  if (nonstop) CHECK((why == nullptr || std::strstr(why, "not invariant") == nullptr));
+  else WARN("nothing to compare: this machine's kernel does not call its TSC invariant");
+}
+#endif
+
 TEST_CASE("pairs that agree are kept, and give the rate", "[clock]") {
   time_base t;
   t.start_counter({1'000, 50'000, 20});

@@ -122,35 +122,45 @@ TEST_CASE("sampling off: SIGURG is never touched; sampling on: SIGPROF never is"
   CHECK(status == 0);
 }
 
-TEST_CASE("a first call's CPU time in a library is named after that library") {
+TEST_CASE("a first call's CPU time in a library is named after that library, with either tick") {
+  using warmup::detail::tick_kind;
   warmup::set_cpu_sampling(200us);
   CHECK(warmup::cpu_sampling_interval() == 200us);
   spin_fn spin = plugin_spin();  // loaded before: its loading is not what is measured
-  {
-    warmup::region_scope s{"sampling.spins"};
-    spin(40'000'000);  // 40 ms of this thread's CPU, in the plugin's code
+  auto& shared = warmup::detail::sampler_state();
+  const tick_kind before = shared.preferred.load();
+  // The task clock where the kernel allows it; the CPU-clock timer, the fallback, asked for.
+  for (const tick_kind tick : {tick_kind::task_clock, tick_kind::cpu_timer}) {
+    shared.preferred = tick;
+    const std::string name = tick == tick_kind::cpu_timer ? "sampling.spins.timer" : "sampling.spins";
+    {
+      warmup::region_scope s{name};
+      spin(40'000'000);  // 40 ms of this thread's CPU, in the plugin's code
+    }
+    const warmup::report r = warmup::snapshot();
+    CHECK(r.cpu_sampling.rfind("every 200 us of CPU time in first calls (", 0) == 0);
+    const bool task_clock = shared.used_tick == tick_kind::task_clock;
+    if (tick == tick_kind::cpu_timer) CHECK_FALSE(task_clock);
+    INFO(name << ": " << r.cpu_sampling);
+    const auto* s = r.find(warmup::op_kind::region, name);
+    REQUIRE(s != nullptr);
+    REQUIRE(s->host.first_call_causes);
+    const warmup::attribution& why = *s->host.first_call_causes;
+    const warmup::cause_time* in_plugin = host_code_in(why, "libwarmup_test_plugin.so");
+    REQUIRE(in_plugin != nullptr);
+    // One sample per 200 us of the call's CPU time (40 ms) with the task clock, one per kernel
+    // tick (4 or 10 ms) with the timer, each standing for the CPU time since the one before.
+    CHECK(in_plugin->count >= (task_clock ? 150u : 3u));
+    CHECK(in_plugin->time >= (task_clock ? 35ms : 20ms));
+    REQUIRE(s->first_call_host);
+    CHECK(in_plugin->time <= s->first_call_host->cpu);
+    partition::check_first(why, s->host);  // never more than the call's wall time, each instant once
+    std::ostringstream table;
+    warmup::print(r, table);
+    CHECK(table.str().find("host code libwarmup_test_plugin.so") != std::string::npos);
+    CHECK(warmup::to_json(r).find("\"where\":\"libwarmup_test_plugin.so\"") != std::string::npos);
   }
-  const warmup::report r = warmup::snapshot();
-  CHECK(r.cpu_sampling.rfind("every 200 us of CPU time in first calls (", 0) == 0);
-  const bool task_clock = warmup::detail::sampler_state().used_tick == warmup::detail::tick_kind::task_clock;
-  INFO(r.cpu_sampling);
-  const auto* s = r.find(warmup::op_kind::region, "sampling.spins");
-  REQUIRE(s != nullptr);
-  REQUIRE(s->host.first_call_causes);
-  const warmup::attribution& why = *s->host.first_call_causes;
-  const warmup::cause_time* in_plugin = host_code_in(why, "libwarmup_test_plugin.so");
-  REQUIRE(in_plugin != nullptr);
-  // One sample per 200 us of the call's CPU time (40 ms) with the task clock, one per kernel tick
-  // (4 or 10 ms) with the fallback, each standing for the CPU time since the one before.
-  CHECK(in_plugin->count >= (task_clock ? 150u : 3u));
-  CHECK(in_plugin->time >= (task_clock ? 35ms : 20ms));
-  REQUIRE(s->first_call_host);
-  CHECK(in_plugin->time <= s->first_call_host->cpu);
-  partition::check_first(why, s->host);  // never more than the call's wall time, each instant once
-  std::ostringstream table;
-  warmup::print(r, table);
-  CHECK(table.str().find("host code libwarmup_test_plugin.so") != std::string::npos);
-  CHECK(warmup::to_json(r).find("\"where\":\"libwarmup_test_plugin.so\"") != std::string::npos);
+  shared.preferred = before;
 }
 
 TEST_CASE("the timer runs inside first calls only, and a nested first call shares the outer's") {
