@@ -2,11 +2,53 @@
 // 1/64 of their value wide, and memory stops growing once the range of values is covered.
 #include "catch.hpp"
 
+#include <new>
 #include <random>
 
 #include "warmup/detail/record/log_histogram.hpp"
 
 using warmup::detail::log_histogram;
+
+namespace {
+// How many of this thread's next nothrow allocations fail: the library allocates with nothrow
+// new and must count, never crash on, what it could not store.
+thread_local int failing_nothrow_news = 0;
+}  // namespace
+
+// Replaces the nothrow forms (over-aligned too: a histogram's blocks are) for the whole test
+// program; each calls its plain form, so that delete matches it (sanitizers check).
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  if (failing_nothrow_news > 0) return --failing_nothrow_news, nullptr;
+  try {
+    return ::operator new(n);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  if (failing_nothrow_news > 0) return --failing_nothrow_news, nullptr;
+  try {
+    return ::operator new(n, a);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+TEST_CASE("a value whose block cannot be allocated is counted as lost, by either way of adding") {
+  log_histogram h;
+  failing_nothrow_news = 1;
+  h.add(1000);  // the first value of its power of two: its block is allocated, and fails
+  CHECK(h.lost() == 1);
+  failing_nothrow_news = 1;
+  h.add_single_writer(5000);
+  CHECK(h.lost() == 2);
+  h.add(1000);  // allocations work again: counted
+  h.add_single_writer(5000);
+  CHECK(h.lost() == 2);
+  std::uint64_t counted = 0;
+  h.for_each([&](std::uint64_t, std::uint64_t, std::uint64_t n) { counted += n; });
+  CHECK(counted == 2);
+}
 
 TEST_CASE("every value lies inside its bucket, and buckets are narrow") {
   std::mt19937_64 rng(42);

@@ -213,7 +213,8 @@ TEST_CASE("merge numbers ranks by input order where ranks are missing or repeate
   CHECK(b.sites[0].per_rank.size() == 2);
   CHECK(b.sites[0].first.max == 2ms);  // rank 0's second "a" was left out
   REQUIRE(b.notices.size() == 2);
-  CHECK(b.notices[1].find("1 site(s) listed twice by one rank") != std::string::npos);
+  CHECK(b.notices[1].find("1 site(s) listed twice by one rank were left out after their first (rank 0, region site \"a\")") !=
+        std::string::npos);  // one: named, with no "..." for more
 
   const warmup::merged_report empty = warmup::merge({});
   CHECK(empty.sites.empty());
@@ -281,6 +282,22 @@ TEST_CASE("compare: threshold, floor and the p50 intervals each decide") {
   warmup::compare_options loose;
   loose.threshold = 0.5;
   CHECK_FALSE(warmup::compare(base, now, loose).regressed);
+
+  // The table as printed: a verdict says what decided it, except "same", which needs no reason.
+  std::ostringstream table;
+  warmup::print(c, table);
+  INFO(table.str());
+  CHECK(table.str().find("SLOWER (interval)") != std::string::npos);
+  CHECK(table.str().find("faster (threshold)") != std::string::npos);
+  CHECK(table.str().find("same (") == std::string::npos);
+
+  // A ratio from the smallest base there is: 1 ns.
+  warmup::compare_input b3, n3;
+  add(b3, "one ns", 1ns, 1ns, {}, {});
+  add(n3, "one ns", 2ns, 1ns, {}, {});
+  const warmup::comparison one = warmup::compare(b3, n3);
+  REQUIRE(one.sites[0].first.ratio);
+  CHECK(*one.sites[0].first.ratio == 2.0);
 }
 
 TEST_CASE("compare lists what changed between the runs' setups, above the verdicts and in its JSON") {
@@ -507,6 +524,7 @@ TEST_CASE("a text table as printed: columns two spaces apart, each as wide as it
   t.row({"long name", "2", "30 ms"});
   t.under("a note");
   t.row({"b", "", ""});
+  t.row({"caf\xC3\xA9", "3", "2 ms"});  // "café": 4 characters, 5 bytes (0xA9 an odd continuation byte)
   std::ostringstream os;
   t.print(os);
   CHECK(os.str() ==
@@ -514,7 +532,8 @@ TEST_CASE("a text table as printed: columns two spaces apart, each as wide as it
         "a          10   1 ms\n"
         "long name   2  30 ms\n"
         "    a note\n"
-        "b\n");
+        "b\n"
+        "caf\xC3\xA9        3   2 ms\n");
 }
 
 TEST_CASE("the merged header names four hosts and counts the rest; a merge with sites never says it has none") {
@@ -550,6 +569,7 @@ TEST_CASE("the merged SVG places each rank's mark by its time, on the decades' g
   for (std::size_t at = svg.find("stroke=\"#e2e5ea\""); at != std::string::npos; at = svg.find("stroke=\"#e2e5ea\"", at + 1))
     grid.push_back(std::stod(svg.substr(svg.rfind("<line x1=\"", at) + 10)));
   REQUIRE(grid.size() == 4);  // 1 ms, 10 ms, 100 ms, 1 s
+  CHECK(grid[1] > grid[0] + 100);  // decades apart on the page, not drawn on one spot
   const std::size_t path = svg.find("stroke=\"#d62728\" stroke-opacity");
   REQUIRE(path != std::string::npos);
   const std::string d = svg.substr(svg.rfind("d=\"", path) + 3);

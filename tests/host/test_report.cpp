@@ -164,6 +164,17 @@ TEST_CASE("the SVG's plot spans the calls it draws: call 1 at the left edge, the
     REQUIRE(xs.size() == calls);
     const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
     CHECK(*lo == Approx(left).margin(0.05));
+    // Heights: inside the frame, the slowest call (the last: 1000 + calls - 1 ns) highest.
+    const double top = number_after(svg, frame, "y=\""), bottom = top + number_after(svg, frame, "height=\"");
+    std::vector<double> ys;
+    for (std::size_t at = svg.find("<circle cx=\"", frame); at < end; at = svg.find("<circle cx=\"", at + 1))
+      ys.push_back(number_after(svg, at, "cy=\""));
+    for (const double y : ys) CHECK((y >= top - 0.05 && y <= bottom + 0.05));
+    // The call axis is labelled at each power of ten up to the last call: 1000 among 1000 calls.
+    if (calls == 1000) CHECK(svg.find(">1000</text>") != std::string::npos);
+    const std::size_t panel = svg.rfind("<g transform=", frame);
+    const std::string drawn = svg.substr(panel, end - panel);
+    CHECK(drawn.find("fill-opacity=\"0.12\"") == std::string::npos);  // no steady state: no steady band
     // The call axis is log10(call) over at least a decade: the last call at the right edge once
     // there are 10 calls or more; fewer sit inside it.
     if (calls >= 10) CHECK(*hi == Approx(right).margin(0.05));
