@@ -36,6 +36,7 @@ int child_status(pid_t pid) {
 TEST_CASE("a forked child starts with a clean report; the parent keeps its calls") {
   for (int i = 0; i < 5; ++i) warmup::region_scope s{"fork.parent"};
   for (int i = 0; i < 4; ++i) counted_step();
+  for (const std::size_t n : {1000u, 3000u}) warmup::h2d_scope c{"fork.copy", n};  // sizes that vary
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
@@ -50,6 +51,10 @@ TEST_CASE("a forked child starts with a clean report; the parent keeps its calls
     if (c == nullptr || c->calls != 3 || c->host.calls != 3 || c->host.first.count() <= 0) bad |= 2;
     const auto* st = after.find(warmup::op_kind::region, "fork.static");
     if (st == nullptr || st->calls != 2 || st->host.calls != 2) bad |= 4;
+    for (int i = 0; i < 2; ++i) warmup::h2d_scope c{"fork.copy", std::size_t{500}};  // the child's: one size
+    const warmup::report copies = warmup::snapshot();
+    const auto* cp = copies.find(warmup::op_kind::h2d, "fork.copy");
+    if (cp == nullptr || !cp->bytes || cp->bytes->total != 1000 || cp->bytes->sizes_vary) bad |= 8;
     _exit(bad);
   }
   CHECK(child_status(pid) == 0);

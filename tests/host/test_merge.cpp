@@ -518,6 +518,22 @@ TEST_CASE("the merged table: each spread under its heading, the slowest rank, de
   CHECK(t.find("missing on ranks 2\n") != std::string::npos);
 }
 
+TEST_CASE("a merged report compared: each figure the slowest rank's, device figures included") {
+  const auto with_device = [](ns first, ns dev_first, ns dev_p50) {
+    warmup::site_summary s = site("step", first, 1ms);
+    s.device_first = dev_first, s.device_p50 = dev_p50;
+    return s;
+  };
+  std::vector<warmup::rank_summary> in;
+  in.push_back(rank_of(0, {with_device(10ms, 4ms, 100us)}));
+  in.push_back(rank_of(1, {with_device(30ms, 6ms, 120us)}));
+  const warmup::compare_input view = warmup::compare_view(warmup::merge(std::move(in)));
+  REQUIRE(view.sites.size() == 1);
+  CHECK(view.sites[0].first == 30ms);
+  CHECK(view.sites[0].device_first == 6ms);
+  CHECK(view.sites[0].device_p50 == 120us);
+}
+
 TEST_CASE("a text table as printed: columns two spaces apart, each as wide as its widest cell, no trailing space") {
   warmup::detail::text_table t({"name", "n", "time"}, 1);  // the first column left-aligned, the rest right
   t.row({"a", "10", "1 ms"});
