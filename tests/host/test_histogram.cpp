@@ -10,23 +10,16 @@
 using warmup::detail::log_histogram;
 
 namespace {
-// How many of this thread's next nothrow allocations fail: the library allocates with nothrow
-// new and must count, never crash on, what it could not store.
+// How many of this thread's next over-aligned nothrow allocations (a histogram's blocks, 64-byte
+// aligned, and nothing else of the library's) fail: the library must count, never crash on,
+// what it could not store.
 thread_local int failing_nothrow_news = 0;
 }  // namespace
 
-// Replaces the nothrow forms (over-aligned too: a histogram's blocks are) for the whole test
-// program; each calls its plain form, so that delete matches it (sanitizers check).
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  if (failing_nothrow_news > 0) return --failing_nothrow_news, nullptr;
-  try {
-    return ::operator new(n);
-  } catch (...) {
-    return nullptr;
-  }
-}
+// Replaces the over-aligned nothrow form for the whole test program; it calls its plain form,
+// so that delete matches it (sanitizers check).
 void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  if (failing_nothrow_news > 0) return --failing_nothrow_news, nullptr;
+  if (failing_nothrow_news > 0 && static_cast<std::size_t>(a) >= 64) return --failing_nothrow_news, nullptr;
   try {
     return ::operator new(n, a);
   } catch (...) {
