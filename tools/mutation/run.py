@@ -210,6 +210,18 @@ class Build:
                 if r.returncode != 0:
                     raise SystemExit(f"tools/mutate: configuring {self.src} failed:\n{r.stdout[-4000:]}")
                 configured = True
+                # The cheap check first: every header in one file, without code generation (the
+                # measuring configuration: WARMUP_DISABLE's headers do not all go in one file);
+                # each round's faulty switches out before the whole build.
+                for _ in range(12):
+                    said = self.every_header(["-fsyntax-only"]).stderr
+                    bad = self.blame(said, live) if "error" in said else set()
+                    if not bad:
+                        break
+                    uncompilable.extend(m for m in live if m["id"] in bad)
+                    live = [m for m in live if m["id"] not in bad]
+                    self.write(clean, live)
+                    log(f"tools/mutate: {len(bad)} mutants do not compile in the headers alone: out")
             t0 = time.monotonic()
             r = run(["cmake", "--build", self.dir, "--parallel", str(self.jobs), "--target", *self.targets(), "--",
                      "-k", "0"])
@@ -232,11 +244,9 @@ class Build:
                 json.dump(sorted(before | {m["key"] for m in uncompilable}), f)
         raise SystemExit("tools/mutate: the build still fails after 12 rounds")
 
-    def preprocessed_ids(self):
-        """The mutants whose switch the preprocessor keeps, in the configurations the build
-        compiles (the library measuring, and under WARMUP_DISABLE): every header at once, with a
-        host test file's flags. A mutant in a branch left out here (another platform's, another
-        standard library's) is not compiled, so not judged."""
+    def every_header(self, extra):
+        """Every header (but PREPROCESS_APART) in one file, compiled with a host test file's
+        flags and `extra` (-E, -fsyntax-only, a define): the compiler's result."""
         commands = json.load(open(os.path.join(self.dir, "compile_commands.json")))
         ref = next(c for c in commands if "/tests/host/test_" in c["file"])
         words = ref["arguments"] if "arguments" in ref else shlex.split(ref["command"])
@@ -253,10 +263,16 @@ class Build:
             for h in headers(self.src):
                 if h not in PREPROCESS_APART:
                     f.write(f"#include <warmup/{h}>\n")
+        return subprocess.run([words[0], *flags, *extra, tu], cwd=ref["directory"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def preprocessed_ids(self):
+        """The mutants whose switch the preprocessor keeps, in the configurations the build
+        compiles (the library measuring, and under WARMUP_DISABLE). A mutant in a branch left out
+        here (another platform's, another standard library's) is not compiled, so not judged."""
         ids = set()
         for extra in ([], ["-DWARMUP_DISABLE"]):
-            r = subprocess.run([words[0], *flags, *extra, "-E", "-w", tu], cwd=ref["directory"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            r = self.every_header(["-E", "-w", *extra])
             if r.returncode != 0:
                 raise SystemExit(f"tools/mutate: the headers do not preprocess together:\n{r.stderr[-3000:]}")
             ids |= {int(m) for m in re.findall(r"warmup_mutation::on\((\d+)\)", r.stdout)}
