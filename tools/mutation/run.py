@@ -436,14 +436,6 @@ def case_runs(build, tests, covering, mid):
     return sorted(runs)
 
 
-def case_began(folder, case):
-    for f in os.listdir(folder) if os.path.isdir(folder) else ():
-        with open(os.path.join(folder, f), encoding="utf-8", errors="replace") as fh:
-            if any(line.rstrip("\n") == "@begin " + case for line in fh):
-                return True
-    return False
-
-
 def judge(build, mutant, tests, covering, baseline, out):
     """Runs the tests in `covering` with `mutant` active; stops at the first failure. First
     (where the clean run recorded it) the Catch2 test cases that reached the mutant, alone and
@@ -460,7 +452,7 @@ def judge(build, mutant, tests, covering, baseline, out):
                                     reach=folder)
         ran += 1
         # A failure before the case began (a name Catch2 did not match) proves nothing.
-        if outcome == "timeout" or (outcome == "failed" and case_began(folder, case)):
+        if outcome == "timeout" or (outcome == "failed" and case in schema.read_reach(folder)[1]):
             status, by = ("killed" if outcome == "failed" else "timeout"), f"{name}: {case}"
             break
     if status == "survived":
