@@ -107,6 +107,12 @@ with tempfile.TemporaryDirectory() as tmp:
     check("std::quick_exit: status kept, no report (exit handlers do not run)", rc == 6 and "warmup report" not in err,
           (rc, err))
 
+    inside = os.path.join(tmp, "inside.json")
+    rc, out, err = run(inside, how="exit_inside", code=8)
+    check("exit from inside the library: status kept, no report, and why",
+          rc == 8 and not os.path.exists(inside) and "no report at exit: the program exited from inside the library" in err,
+          (rc, err))
+
     # fork: the child's report goes beside the parent's (its pid in the name), each whole.
     forked = os.path.join(tmp, "forked.json")
     rc, out, err = run(forked + "," + os.path.join(tmp, "forked.trace.json"), how="fork", code=9)

@@ -2,6 +2,8 @@
 //   return N        main returns N
 //   exit N          std::exit(N) from inside a function
 //   quick_exit N    std::quick_exit(N): exit handlers do not run, so no report (documented)
+//   exit_inside N   std::exit(N) from inside the library's locked section, as a signal handler
+//                   calling exit in the middle of a scope would: no report, and a sentence
 //   fork N          forks after its work; the child measures its own calls and exits 0 (its pid
 //                   goes to stdout), the parent waits for it and returns N
 #include <sys/wait.h>
@@ -30,6 +32,10 @@ int main(int argc, char** argv) {
   work();
   if (std::strcmp(how, "exit") == 0) std::exit(code);
   if (std::strcmp(how, "quick_exit") == 0) std::quick_exit(code);
+  if (std::strcmp(how, "exit_inside") == 0) {
+    const warmup::detail::busy_section inside;
+    std::exit(code);
+  }
   if (std::strcmp(how, "fork") == 0) {
     std::fflush(stdout);
     const pid_t pid = fork();

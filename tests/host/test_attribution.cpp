@@ -516,6 +516,72 @@ TEST_CASE("set_attribution from several threads at once: one state, no crash, no
   CHECK(r.attribution_source.rfind("off", 0) == 0);
 }
 
+// Whatever CUPTI answers on this machine (it cannot start without a GPU and its driver):
+// attribution_enabled() says what set_attribution(true) returned, and the report's
+// attribution_source says "cupti", or "host signals only: " and why.
+TEST_CASE("set_attribution(true) where CUPTI cannot start: nothing collected, and the report says why") {
+  const bool on = warmup::set_attribution(true);
+  CHECK(warmup::attribution_enabled() == on);
+  const warmup::report r = warmup::snapshot();
+  INFO(r.attribution_source);
+  if (on) {
+    CHECK(r.attribution_source == "cupti");
+  } else {
+    const std::string prefix = "host signals only: ";
+    CHECK(r.attribution_source.rfind(prefix, 0) == 0);
+    CHECK(r.attribution_source.size() > prefix.size());  // and why
+  }
+  (void)warmup::set_attribution(false);
+  CHECK_FALSE(warmup::attribution_enabled());
+  CHECK(warmup::snapshot().attribution_source == "off: set_attribution(false)");
+}
+
+// The store's bound: past `cap` records, new ones are counted as dropped, not kept; what a
+// forked child forgets (reset_locked) includes that count.
+TEST_CASE("past its cap the store counts records as dropped; forgetting the store forgets them too") {
+  using warmup::detail::cause_store;
+  const std::uint64_t t0 = (std::uint64_t{1} << 62) + (std::uint64_t{1} << 42);
+  cause_store store;
+  for (std::uint64_t i = 0; i < cause_store::cap; ++i) store.add({cause::module_load, t0 + 4 * i, t0 + 4 * i + 2, 5});
+  CHECK(store.size() == cause_store::cap);
+  CHECK(store.dropped() == 0);
+  store.add({cause::module_load, t0 + 4 * cause_store::cap, t0 + 4 * cause_store::cap + 2, 5});
+  store.add({cause::jit_compile, t0 + 4 * cause_store::cap + 4, t0 + 4 * cause_store::cap + 6, 5});
+  CHECK(store.size() == cause_store::cap);
+  CHECK(store.dropped() == 2);
+  store.lock();
+  store.reset_locked();
+  store.unlock();
+  CHECK(store.size() == 0);
+  CHECK(store.dropped() == 0);
+  CHECK(store.source_now() == "off: a forked child (CUPTI stays its parent's)");
+}
+
+// A first call and a call after idling (two windows) both sampled in one object: one host_code
+// cause for that object, with the CPU time and the samples of both.
+TEST_CASE("CPU samples of one object in several cold calls make one host_code cause, their times added") {
+  using warmup::detail::cause_records;
+  using warmup::detail::kernel_pc;
+  using warmup::detail::sampled_call;
+  const std::uint64_t t0 = (std::uint64_t{1} << 62) + (std::uint64_t{1} << 43);
+  const std::uint64_t thread = 4242;  // no thread of this process
+  for (const std::uint64_t at : {t0 + 500, t0 + 2'500}) {
+    sampled_call call;
+    call.samples = {{at, kernel_pc, 300}};  // 300 ns of CPU time since the tick was armed (at 0)
+    cause_records().add_samples(thread, call);
+  }
+  const warmup::attribution a = warmup::detail::attribute({{t0, t0 + 1'000, thread}, {t0 + 2'000, t0 + 3'000, thread}}, {});
+  std::vector<const warmup::cause_time*> host;
+  for (const auto& c : a.causes)
+    if (c.what == cause::host_code) host.push_back(&c);
+  REQUIRE(host.size() == 1);
+  CHECK(host[0]->where == "[kernel]");
+  CHECK(host[0]->time.count() == 600);
+  CHECK(host[0]->count == 2);
+  CHECK(a.calls == 2);
+  CHECK(a.named.count() == 600);
+}
+
 TEST_CASE("a thread's CPU time read in whole nanoseconds, seconds included") {
   // Past one second of CPU time, so that the seconds' part of the clock counts.
   std::uint64_t read = 0, before = 0, after = 0;
@@ -536,4 +602,67 @@ TEST_CASE("a thread's CPU time read in whole nanoseconds, seconds included") {
   CHECK(before >= 1'050'000'000u);
   CHECK(read >= before);
   CHECK(read <= after);
+}
+
+TEST_CASE("where one cause's stretches touch, its pieces are one stretch, to the later one's end") {
+  const cold_window w{1000, 2000, 7};
+  using piece = warmup::detail::split::piece;
+  const auto check_pieces = [](const warmup::detail::split& s, const std::vector<piece>& want) {
+    REQUIRE(s.pieces.size() == want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      CHECK(s.pieces[i].what == want[i].what);
+      CHECK(s.pieces[i].start_ns == want[i].start_ns);
+      CHECK(s.pieces[i].end_ns == want[i].end_ns);
+    }
+  };
+  // Two module loads back to back, then a JIT compilation right after: two stretches, not three.
+  const auto touching = split_window(w, {{cause::module_load, 1100, 1200, 7}, {cause::module_load, 1200, 1350, 7},
+                                         {cause::jit_compile, 1350, 1400, 7}});
+  check_pieces(touching, {{cause::module_load, 1100, 1350}, {cause::jit_compile, 1350, 1400}});
+  CHECK(ns(cause::module_load, touching) == 250);
+  check_split(w, touching);
+  // A module load inside another: the outer's time on either side and the inner's are one stretch.
+  const auto nested = split_window(w, {{cause::module_load, 1100, 1600, 7}, {cause::module_load, 1200, 1300, 7}});
+  check_pieces(nested, {{cause::module_load, 1100, 1600}});
+  CHECK(ns(cause::module_load, nested) == 500);
+  check_split(w, nested);
+}
+
+TEST_CASE("samples scaled down to the time left share it in proportion to their weight") {
+  using warmup::detail::split_samples;
+  using warmup::detail::thread_sample;
+  const cold_window w{1000, 2000, 7};
+  const auto records = split_window(w, {{cause::module_load, 1000, 1400, 7}});  // 600 ns left
+  const auto at = [](std::uint64_t t, std::uintptr_t pc, std::uint64_t weight) {
+    return thread_sample{t, t + 1, pc, 7, weight};
+  };
+  const auto name = [](std::uintptr_t pc) { return pc == 1 ? std::string("liba.so") : std::string("libb.so"); };
+  // 700 + 300 ns of samples in 600 ns: 7/10 and 3/10 of it, exactly.
+  const auto heavy = split_samples(w, records, {at(1500, 1, 700), at(1700, 2, 300)}, name);
+  REQUIRE(heavy.objects.size() == 2);
+  CHECK(heavy.objects[0].where == "liba.so");
+  CHECK(heavy.objects[0].ns == 420);
+  CHECK(heavy.objects[1].where == "libb.so");
+  CHECK(heavy.objects[1].ns == 180);
+  CHECK(heavy.named == 600);
+}
+
+TEST_CASE("a tick's signal names no buffer by a negative descriptor, not even a timer's, whose descriptor is -1") {
+  namespace d = warmup::detail;
+  d::sample_buffer* const b = d::sampler_state().take();
+  REQUIRE(b != nullptr);
+  // Sampling this thread with a CPU-clock timer: no descriptor (thread_sampler::begin).
+  b->tid.store(static_cast<long>(d::this_thread_id()));
+  b->fd.store(-1);
+  siginfo_t info{};
+  info.si_code = POLL_IN;
+  info.si_fd = -1;
+  CHECK(d::buffer_signalled(&info) == nullptr);
+  info.si_code = POLL_HUP;
+  CHECK(d::buffer_signalled(&info) == nullptr);
+  // The same buffer as a task clock's, descriptor 1000: its signal names it.
+  b->fd.store(1000);
+  info.si_fd = 1000;
+  CHECK(d::buffer_signalled(&info) == b);
+  d::sampler_state().give_back(b);
 }

@@ -47,3 +47,16 @@ TEST_CASE("a normal call between slow ones starts the count of slow calls again"
   s.observe(i++, 5000);                                  // the eighth in a row
   CHECK(timed_among(s, i, 64) == 64);
 }
+
+// The warm-up's calls (the exact window) teach the sampler nothing: the typical time is the
+// warm site's. Warm-up calls three times slower than the steady ones, then a change to five
+// times the steady time: a change against the steady time, though not against the warm-up's.
+TEST_CASE("the warm-up's calls do not set the typical time: a change soon after them is seen") {
+  device_sampler s;
+  std::uint64_t i = 0;
+  for (; i < 64; ++i) s.observe(i, 3000);               // warm-up
+  for (; i < 257; ++i) s.observe(i, 1000 + (i % 7));    // steady; at call 256, 1 in 2
+  CHECK(timed_among(s, i, 64) == 32);
+  for (int k = 0; k < 8; ++k, ++i) s.observe(i, 5000);  // eight in a row, over 4x the steady time
+  CHECK(timed_among(s, i, 64) == 64);
+}

@@ -219,3 +219,28 @@ TEST_CASE("numeric settings at their bounds: the ends of each range taken, one b
   CHECK(mentions(read({{"WARMUP_ENABLE", "x"}}), "measuring stays on"));
   CHECK(mentions(read({{"WARMUP_DEVICE_SAMPLING", "x"}}), "adaptive sampling stays"));
 }
+
+TEST_CASE("an on/off value longer than every word is refused whole, however long") {
+  using warmup::detail::on_off_value;
+  // A value of any length and any bytes is refused without being copied anywhere: 1 MiB of
+  // 0xff bytes (no letter to lower) would run a copy into the 5-byte buffer the words are
+  // lowered in off the end of the stack.
+  CHECK(on_off_value(std::string(std::size_t{1} << 20, '\xff')) == -1);
+  // "-1 for anything else", never another number: the words at sizeof's edge (5 letters), one
+  // past it, and values far longer than that buffer.
+  CHECK(on_off_value("false") == 0);
+  CHECK(on_off_value("FALSE") == 0);
+  for (const std::string& v : {std::string(), std::string("maybe"), std::string("falsee"), std::string("yes!"),
+                              std::string("true") + std::string(1000, 'e'), std::string(4096, 'x')}) {
+    CAPTURE(v.size());
+    CHECK(on_off_value(v) == -1);
+  }
+  for (const char* name : {"WARMUP_ENABLE", "WARMUP_ATTRIBUTION", "WARMUP_CPU_SAMPLING"}) {
+    CAPTURE(name);
+    const auto e = read({{name, std::string(2000, 'o')}});
+    CHECK(same(e, read({})));
+    REQUIRE(e.messages.size() == 1);
+    CHECK(e.messages[0].rfind(std::string(name) + "='ooo", 0) == 0);
+    CHECK(e.messages[0].size() < 400);  // the value quoted cut short
+  }
+}

@@ -260,3 +260,113 @@ TEST_CASE("a forked child forgets the parent's notices: each is said again, once
   CHECK(WEXITSTATUS(status) == 0);
   CHECK(notice_board().raised(notice_kind::rank));  // the parent's stands
 }
+
+// The parent's CUPTI is not the child's: a child collects no cause records, and its report says
+// so, whatever the parent was doing when it forked. Played by marking the parent's store as
+// collecting for the fork only.
+TEST_CASE("a forked child collects no cause records, even where its parent did") {
+  warmup::detail::cause_store& store = warmup::detail::cause_records();
+  const bool was = store.collecting.load();
+  store.collecting.store(true);  // as where CUPTI runs in the parent
+  const pid_t pid = fork();
+  if (pid != 0) store.collecting.store(was);  // the parent's own again, at once
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    int bad = 0;
+    if (warmup::attribution_enabled()) bad |= 1;
+    if (store.collecting.load()) bad |= 2;
+    if (store.flush.load() != nullptr) bad |= 4;
+    if (warmup::snapshot().attribution_source.rfind("off: a forked child", 0) != 0) bad |= 8;
+    _exit(bad);
+  }
+  CHECK(child_status(pid) == 0);
+  CHECK(warmup::attribution_enabled() == was);
+}
+
+// The child's one thread holds no shard after fork (the sites made every shard spare): the
+// shards it takes there are the only ones it gives back.
+TEST_CASE("a forked child's thread holds none of the shards its parent's thread held") {
+  namespace d = warmup::detail;
+  for (int i = 0; i < 200; ++i) warmup::region_scope s{"fork.shards"};  // past its first calls: a shard
+  REQUIRE_FALSE(d::my_names().held.empty());
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    int bad = d::my_names().held.empty() ? 0 : 1;
+    for (int i = 0; i < 200; ++i) warmup::region_scope s{"fork.shards"};  // takes one of its own
+    if (d::my_names().held.size() != 1) bad |= 2;
+    const warmup::report r = warmup::snapshot();
+    const auto* s = r.find(warmup::op_kind::region, "fork.shards");
+    if (s == nullptr || s->calls != 200) bad |= 4;
+    _exit(bad);
+  }
+  CHECK(child_status(pid) == 0);
+}
+
+// Each copy of the library joins the process's list of copies as it starts: a thread inside this
+// copy's locked or allocating sections is then seen from the list (what the report at exit asks
+// before it takes a lock).
+TEST_CASE("this copy is in the process's list of copies: its busy sections are seen there") {
+  namespace d = warmup::detail;
+  d::process_anchor* const a = d::anchor();
+  REQUIRE(a != nullptr);
+  bool listed = false;
+  for (const d::copy_entry& c : a->copies) listed = listed || c.measuring == &d::measuring;
+  CHECK(listed);
+  CHECK_FALSE(d::any_copy_busy());
+  {
+    const d::busy_section inside;
+    CHECK(d::any_copy_busy());
+  }
+  CHECK_FALSE(d::any_copy_busy());
+}
+
+// The notices a report carries are those of its own process: a forked child's report has none of
+// the texts its parent was told before the fork (the child says them again, if it meets them).
+TEST_CASE("a forked child's report carries none of its parent's notices") {
+  using warmup::detail::notice_board;
+  using warmup::detail::notice_kind;
+  const auto ours = [](const std::vector<std::string>& texts) {
+    int n = 0;
+    for (const std::string& t : texts) n += t.rfind("warmup test: ", 0) == 0 ? 1 : 0;
+    return n;
+  };
+  (void)notice_board().raise(notice_kind::rank, "warmup test: said before fork");
+  REQUIRE(ours(warmup::snapshot().notices) > 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    int bad = 0;
+    if (ours(notice_board().all()) != 0) bad |= 1;
+    if (ours(warmup::snapshot().notices) != 0) bad |= 2;
+    _exit(bad);
+  }
+  CHECK(child_status(pid) == 0);
+  CHECK(ours(warmup::snapshot().notices) > 0);  // the parent's stand
+}
+
+#include <dlfcn.h>
+
+#include <cstdio>
+
+#include "warmup/detail/analysis/cpu_sampler.hpp"
+
+// The sampler pins the copy holding its handler with a dlopen that loads nothing (RTLD_NOLOAD):
+// a program's own dlerror() finds no error of the library's after it, even where that copy is
+// the program, which dlopen cannot load. In a child: the handler stays for its process.
+TEST_CASE("taking the sample signal leaves the program's dlerror() clear") {
+  namespace d = warmup::detail;
+  if (!d::cpu_sampling_supported) return;
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    (void)::dlerror();  // whatever was there before
+    if (d::claim_signal() != d::refusal::none || !d::holds_signal()) _exit(3);
+    const char* e = ::dlerror();
+    if (e != nullptr) std::fprintf(stderr, "dlerror() after the claim: %s\n", e);
+    _exit(e == nullptr ? 0 : 1);
+  }
+  const int status = child_status(pid);
+  if (status == 3) WARN("the child could not take SIGURG: nothing to check");
+  CHECK((status == 0 || status == 3));
+}

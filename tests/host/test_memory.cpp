@@ -4,6 +4,7 @@
 
 #include <thread>
 #include <atomic>
+#include <new>
 #include <vector>
 
 #include <cstdint>
@@ -12,10 +13,29 @@
 #include "warmup/detail/runtime/event_ring.hpp"
 #include "warmup/detail/record/series.hpp"
 #include "warmup/detail/record/site.hpp"
+#include "warmup/detail/runtime/site.hpp"      // cold_calls: the windows of calls after idling
+#include "warmup/detail/runtime/registry.hpp"  // what runtime/site.hpp's code calls
 
 using warmup::op_kind;
 using warmup::detail::event_ring;
 using warmup::detail::site;
+
+namespace {
+// How many of this thread's next plain nothrow allocations fail (a series' shared lane is one):
+// the library must count, never crash on, what it could not store.
+thread_local int failing_nothrow_news = 0;
+}  // namespace
+
+// Replaces the plain nothrow form for the whole test program; it calls the throwing form, so that
+// delete matches it (sanitizers check).
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  if (failing_nothrow_news > 0) return --failing_nothrow_news, nullptr;
+  try {
+    return ::operator new(n);
+  } catch (...) {
+    return nullptr;
+  }
+}
 
 namespace {
 constexpr std::size_t fixed_bound = 3328;  // 3.25 KiB: a host-timed site, its 64 exact calls, timeline of 16 + 16
@@ -67,6 +87,41 @@ TEST_CASE("a site shared by threads adds one shard of at most 640 bytes a thread
   // Each shard: its lane, and the one power of two its durations fall in.
   CHECK(s.bytes() - fixed <= s.shard_count() * (shard_bound + block) + block);
   CHECK(sizeof(warmup::detail::shard) <= shard_bound);
+}
+
+// A call after idling keeps its window, for attribution: the latest cold_calls::kept of them, and
+// their room is counted in the site's memory.
+TEST_CASE("the windows of calls after idling are counted in the site's memory, and bounded") {
+  using warmup::detail::cold_calls;
+  using warmup::detail::cold_window;
+  site s(op_kind::region, "memory.cold", 0);
+  const std::size_t before = s.bytes();
+  std::uint64_t i = 1;
+  for (; i <= cold_calls::kept; ++i) s.cold_call_ends(i, 1'000 * i, 1'000 * i + 500, true);
+  const std::size_t kept = s.bytes();
+  CHECK(kept >= before + sizeof(cold_calls) + cold_calls::kept * sizeof(cold_window));
+  for (; i <= 10 * cold_calls::kept; ++i) s.cold_call_ends(i, 1'000 * i, 1'000 * i + 500, true);
+  CHECK(s.bytes() == kept);  // the oldest make room for the latest
+}
+
+// A series' later calls from a thread other than its owner go to a shared lane, made by the first
+// such call: where it cannot be allocated, that call is counted as lost, not dropped unseen.
+TEST_CASE("a later call whose shared lane cannot be allocated is counted as lost") {
+  using warmup::detail::series;
+  series s;
+  s.record(series::window, 1000);  // this thread's: the owner's lane
+  std::thread([&s] {
+    failing_nothrow_news = 1;
+    s.record(series::window + 1, 2000);  // another thread's: the shared lane, which fails
+    failing_nothrow_news = 0;
+  }).join();
+  const auto d = s.read();
+  CHECK(d.lost == 1);
+  CHECK(d.later_count == 1);
+  std::thread([&s] { s.record(series::window + 2, 3000); }).join();  // allocations work again: counted
+  const auto again = s.read();
+  CHECK(again.lost == 1);
+  CHECK(again.later_count == 2);
 }
 
 TEST_CASE("a long name is counted where it lives") {
@@ -184,4 +239,57 @@ TEST_CASE("calls recorded from several threads at once: the owner's lane and the
   }
   CHECK(bucketed == d.later_count);
   CHECK(d.lost == 0);
+}
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "warmup/detail/process.hpp"
+
+// A process whose anchor (detail/process.hpp) could not be allocated as the library started:
+// anchor() is nullptr, and every copy keeps state of its own. Played by a child started from this
+// program with WARMUPTEST_ANCHOR_OUT_OF_MEMORY set, where the anchor is looked for first, before
+// any other static initialisation of the program (priority 101), the library's start included,
+// and its allocation fails.
+namespace {
+__attribute__((constructor(101))) void anchor_allocation_fails_where_asked() {
+  if (std::getenv("WARMUPTEST_ANCHOR_OUT_OF_MEMORY") == nullptr) return;
+  failing_nothrow_news = 1;
+  (void)warmup::detail::anchor();
+}
+}  // namespace
+
+// Run by the case below only, in its child (it exits with 42 where every check held).
+TEST_CASE("child of the anchor case: the library starts and measures without an anchor", "[.][anchor_out_of_memory]") {
+  if (std::getenv("WARMUPTEST_ANCHOR_OUT_OF_MEMORY") == nullptr) return;
+  REQUIRE(warmup::detail::anchor() == nullptr);
+  REQUIRE(failing_nothrow_news == 0);  // the failure was the anchor's
+  for (int i = 0; i < 3; ++i) warmup::region_scope s{"memory.anchorless"};
+  const warmup::report r = warmup::snapshot();
+  const auto* s = r.find(op_kind::region, "memory.anchorless");
+  REQUIRE(s != nullptr);
+  REQUIRE(s->calls == 3);
+  ::_exit(42);
+}
+
+TEST_CASE("a process whose anchor could not be allocated at start still measures, with state of its own") {
+  char exe[4096] = {};
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  REQUIRE(n > 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::setenv("WARMUPTEST_ANCHOR_OUT_OF_MEMORY", "1", 1);
+    ::unsetenv("WARMUPTEST_REACH");  // tools/mutate: the child's case is no case of this run's
+    ::execl(exe, exe, "child of the anchor case: the library starts and measures without an anchor",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  INFO("the child's wait status " << status);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 42);
 }

@@ -193,6 +193,24 @@ TEST_CASE("merge: min, lower median and max over ranks, the slowest rank, calls 
   CHECK(warmup::to_json(*back) == warmup::to_json(m));
 }
 
+// A figure no rank has: a spread over no ranks, every figure zero; never a read of a value.
+TEST_CASE("the spread of no values is a spread over no ranks") {
+  std::vector<std::pair<ns, int>> none;  // never allocated: a read of a value would fault
+  const warmup::spread s = warmup::detail::spread_of(none);
+  CHECK(s.ranks == 0);
+  CHECK(s.min == ns{0});
+  CHECK(s.median == ns{0});
+  CHECK(s.max == ns{0});
+  CHECK(s.slowest_rank == 0);
+  std::vector<std::pair<ns, int>> one = {{ns{7}, 3}};
+  const warmup::spread o = warmup::detail::spread_of(one);
+  CHECK(o.ranks == 1);
+  CHECK(o.min == ns{7});
+  CHECK(o.median == ns{7});
+  CHECK(o.max == ns{7});
+  CHECK(o.slowest_rank == 3);
+}
+
 TEST_CASE("merge numbers ranks by input order where ranks are missing or repeated, and says so") {
   std::vector<warmup::rank_summary> none;
   none.push_back(rank_of({}, {site("a", 1ms, {})}));
@@ -631,4 +649,79 @@ TEST_CASE("a report read back refuses a figure of the wrong kind, and names a ba
   error.clear();
   CHECK_FALSE(warmup::read_report(swap("\"op\":\"region\"", "\"op\":\"a\\\"b\\u0001c\""), error));
   CHECK(error.find("\"a?b?c\" is not a name this version knows") != std::string::npos);
+}
+
+TEST_CASE("a summary's device figures: the first call where the device timed one, its p50 only with a steady state") {
+  warmup::site_report s;
+  s.name = "once on the device";
+  s.op = warmup::op_kind::launch;
+  s.calls = s.host.calls = 1;
+  s.host.first = 7ms;
+  warmup::timing dev;
+  dev.calls = 1;
+  dev.first = 6ms;  // one device-timed call: no steady state
+  s.device = dev;
+  const warmup::site_summary one = warmup::summarize(s);
+  CHECK(one.device_first == 6ms);
+  CHECK_FALSE(one.device_p50);
+  CHECK_FALSE(one.p50);
+  // A device timing with no call: neither figure.
+  s.device->calls = 0;
+  const warmup::site_summary none = warmup::summarize(s);
+  CHECK_FALSE(none.device_first);
+  CHECK_FALSE(none.device_p50);
+  // With a steady state, its p50.
+  s.device->calls = 5;
+  warmup::steady_state st;
+  st.p50 = 40us;
+  s.device->steady = st;
+  const warmup::site_summary steady = warmup::summarize(s);
+  CHECK(steady.device_first == 6ms);
+  CHECK(steady.device_p50 == 40us);
+}
+
+TEST_CASE("the merged header counts hosts and devices the most frequent first, ties in order of rank") {
+  std::vector<warmup::rank_summary> in;
+  // The hosts by rank: a, b, b, c, c, c, d, e. The devices: none for rank 0, "H100" for the rest.
+  for (const char* h : {"a", "b", "b", "c", "c", "c", "d", "e"}) {
+    in.push_back(rank_of(static_cast<int>(in.size()), {site("step", 1ms, 1ms)}));
+    in.back().host = h;
+    if (in.size() > 1) in.back().device = "H100";
+  }
+  std::ostringstream os;
+  warmup::print(warmup::merge(std::move(in)), os);
+  const std::string t = os.str();
+  INFO(t);
+  CHECK(t.rfind("warmup merge: 8 ranks; hosts: c (3 ranks), b (2 ranks), a (1 rank), d (1 rank) and 1 more; "
+                "devices: H100 (7 ranks), none (1 rank)\n",
+                0) == 0);
+}
+
+TEST_CASE("the merged SVG: a page of its own colour, and a path only for the marks it has") {
+  warmup::merged_report m;
+  m.ranks.push_back({});
+  warmup::merged_site s;
+  s.name = "no marks";  // a site whose ranks' figures were not kept (a hand-made report)
+  s.ranks = 1;
+  s.first.ranks = 1;
+  m.sites.push_back(s);
+  const std::string svg = warmup::to_svg(m);
+  INFO(svg);
+  // The page's background, first under the root: the picture never shows through to the viewer's.
+  const std::size_t root = svg.find("<svg ");
+  REQUIRE(root != std::string::npos);
+  const std::size_t line = svg.find('\n', root) + 1;
+  CHECK(svg.substr(line, svg.find('\n', line) + 1 - line) == "<rect width=\"100%\" height=\"100%\" fill=\"#f6f7f9\"/>\n");
+  CHECK(svg.find("<path") == std::string::npos);  // no empty path: `d` holds at least one mark
+  CHECK(svg.find("d=\"\"") == std::string::npos);
+  // One rank with a first call and no p50: the red path, and no blue one.
+  warmup::rank_figures f;
+  f.rank = 0;
+  f.first = 1ms;
+  m.sites[0].per_rank.push_back(f);
+  const std::string one = warmup::to_svg(m);
+  CHECK(one.find("stroke=\"#d62728\" stroke-opacity=\"0.6\"/>") != std::string::npos);
+  CHECK(one.find("stroke=\"#4c72b0\" stroke-opacity=\"0.6\"/>") == std::string::npos);
+  CHECK(one.find("<path") == one.rfind("<path"));
+  CHECK(one.find("d=\"\"") == std::string::npos);
 }

@@ -175,6 +175,15 @@ TEST_CASE("the SVG's plot spans the calls it draws: call 1 at the left edge, the
     const std::size_t panel = svg.rfind("<g transform=", frame);
     const std::string drawn = svg.substr(panel, end - panel);
     CHECK(drawn.find("fill-opacity=\"0.12\"") == std::string::npos);  // no steady state: no steady band
+    // The grid: a vertical line at each labelled decade of calls (1, 10 among 40 calls; 1 to
+    // 1000 among 1000).
+    std::size_t vertical = 0;
+    for (std::size_t at = drawn.find("<line x1=\""); at != std::string::npos; at = drawn.find("<line x1=\"", at + 1))
+      if (number_after(drawn, at, "x1=\"") == number_after(drawn, at, "x2=\"") &&
+          drawn.find("stroke=\"#eceef2\"", at) < drawn.find("/>", at))
+        ++vertical;
+    if (calls == 40) CHECK(vertical == 2);
+    if (calls == 1000) CHECK(vertical == 4);
     // The call axis is log10(call) over at least a decade: the last call at the right edge once
     // there are 10 calls or more; fewer sit inside it.
     if (calls >= 10) CHECK(*hi == Approx(right).margin(0.05));
@@ -659,4 +668,154 @@ TEST_CASE("a start time in ISO 8601 UTC, to the millisecond") {
   CHECK(iso_utc(86'399'999) == "1970-01-01T23:59:59.999Z");
   CHECK(iso_utc(1'795'816'418'123) == "2026-11-27T21:53:38.123Z");
   CHECK(iso_utc(-1) == "unknown");
+}
+
+TEST_CASE("the SVG's legend: each mark just left of its label, the four 110 px apart") {
+  const std::string svg = warmup::to_svg(warmup::report{});
+  const struct {
+    const char* label;
+    const char* fill;
+    const char* stroke;
+  } legend[] = {{"first call", "#d62728", "none"}, {"warm-up", "#ff7f0e", "none"}, {"steady (host)", "#4c72b0", "none"},
+                {"device", "none", "#2ca02c"}};
+  int lx = 12;  // the page's margin
+  for (const auto& l : legend) {
+    CAPTURE(l.label);
+    const std::string entry = "<circle cx=\"" + std::to_string(lx + 5) + "\" cy=\"42\" r=\"4\" fill=\"" + l.fill +
+                              "\" stroke=\"" + l.stroke + "\"/><text x=\"" + std::to_string(lx + 13) +
+                              "\" y=\"46\" font-size=\"11\" fill=\"#5a6270\">" + l.label + "</text>\n";
+    CHECK(svg.find(entry) != std::string::npos);
+    lx += 110;
+  }
+  CHECK(svg.find("<rect x=\"452\" y=\"37\" width=\"14\" height=\"10\"") != std::string::npos);  // the band's, after them
+}
+
+TEST_CASE("the SVG's points: the first call largest, warm-up calls next, steady and device calls smallest") {
+  using ns = std::chrono::nanoseconds;
+  warmup::report r;
+  warmup::site_report s;
+  s.name = "points";
+  s.calls = s.host.calls = 6;
+  s.first_calls = {ns{5000}, ns{3000}, ns{1000}, ns{1000}, ns{1100}, ns{1000}};
+  s.host.first = s.first_calls.front();
+  s.host.warmup_calls = 2;  // calls 0 and 1: the first call, then one warm-up call
+  warmup::call_record c;
+  c.index = 2;
+  c.host = ns{1000};
+  c.device = ns{900};
+  s.timeline = {c};
+  r.sites = {s};
+  const std::string svg = warmup::to_svg(r);
+  INFO(svg);
+  const auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = svg.find(what); at != std::string::npos; at = svg.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("r=\"5.0\" fill=\"#d62728\" stroke=\"none\"/>") == 1);
+  CHECK(count("r=\"4.0\" fill=\"#ff7f0e\" stroke=\"none\"/>") == 1);
+  CHECK(count("r=\"2.5\" fill=\"#4c72b0\" stroke=\"none\"/>") == 4);
+  CHECK(count("r=\"2.5\" fill=\"none\" stroke=\"#2ca02c\"/>") == 1);
+  CHECK(count("<circle cx=") == 4 + 7);  // the legend's four, and the seven points
+}
+
+TEST_CASE("the SVG's cause words: a cause named where it ends exactly at the line's 82 characters, cut one past") {
+  const auto svg_with = [](std::size_t second_name) {
+    warmup::report r;
+    warmup::site_report s;
+    s.name = "caused";
+    s.calls = s.host.calls = 2;
+    s.host.first = 1010us;
+    warmup::steady_state st;
+    st.calls = 1;
+    st.p50 = st.p90 = st.p99 = st.p999 = st.min = st.max = st.mean = 10us;
+    s.host.steady = st;
+    warmup::attribution why;
+    why.calls = 1;
+    why.call = 1010us;
+    why.excess = why.named = 1ms;
+    why.causes = {{warmup::cause::host_code, 500us, 5, std::string(11, 'a')},
+                  {warmup::cause::host_code, 500us, 5, std::string(second_name, 'b')}};
+    s.host.first_call_causes = why;
+    r.sites = {s};
+    return warmup::to_svg(r);
+  };
+  const std::string whole = "first call 1.00 ms over p50: 50% host code " + std::string(11, 'a') + ", 50% host code " +
+                            std::string(12, 'b');
+  REQUIRE(whole.size() == 82);
+  const std::string fits = svg_with(12), over = svg_with(13);
+  CHECK(fits.find(">" + whole + "</text>") != std::string::npos);
+  CHECK(fits.find("...") == std::string::npos);
+  CHECK(over.find(">first call 1.00 ms over p50: 50% host code " + std::string(11, 'a') + ", ...</text>") !=
+        std::string::npos);
+}
+
+namespace {
+int flushes_seen = 0;
+void count_flush() noexcept { ++flushes_seen; }
+}  // namespace
+
+TEST_CASE("a snapshot first has the cause source hand over what it holds (CUPTI's flush), once each") {
+  auto& flush = warmup::detail::cause_records().flush;
+  const auto kept = flush.exchange(&count_flush);
+  flushes_seen = 0;
+  (void)warmup::snapshot();
+  CHECK(flushes_seen == 1);
+  (void)warmup::snapshot();
+  CHECK(flushes_seen == 2);
+  flush.store(kept);
+}
+
+TEST_CASE("notes: a first launch that waited on the host, said only where the host's extra time dwarfs the device's") {
+  warmup::site_report s;
+  s.name = "k";
+  s.op = warmup::op_kind::launch;
+  s.calls = s.host.calls = 20;
+  s.host.first = 1010us;  // 1 ms over the host's p50
+  warmup::steady_state host;
+  host.calls = 19;
+  host.p50 = 10us;
+  host.enough_calls = true;
+  s.host.steady = host;
+  warmup::timing dev;
+  dev.calls = 20;
+  warmup::steady_state d;
+  d.calls = 19;
+  d.p50 = 10us;
+  d.enough_calls = true;
+  dev.steady = d;
+  const std::string waited = "the first launch waited on the host, not the GPU: module loading or JIT at the call";
+  const auto says = [&](std::chrono::nanoseconds device_first) {
+    s.device = dev;
+    s.device->first = device_first;
+    const std::vector<std::string> notes = warmup::detail::notes_for(s);
+    return std::find(notes.begin(), notes.end(), waited) != notes.end();
+  };
+  CHECK(says(10us));      // the device had no extra time
+  CHECK(says(100us));     // 90 us on the device, 1 ms on the host
+  CHECK(says(509us));     // 499 us: the host's 1 ms is more than twice it
+  CHECK_FALSE(says(510us));  // 500 us: exactly half the host's, not less
+  CHECK_FALSE(says(2ms));    // the device's own first call was the slow part
+  s.op = warmup::op_kind::region;  // launches only
+  CHECK_FALSE(says(10us));
+}
+
+TEST_CASE("notes: an uncertain p50 said only where the steady calls are too few") {
+  warmup::site_report s;
+  s.name = "r";
+  s.calls = s.host.calls = 4;
+  s.host.first = 1ms;
+  warmup::steady_state st;
+  st.calls = 3;
+  st.p50 = 1ms;
+  s.host.steady = st;
+  const auto uncertain = [&] {
+    for (const std::string& n : warmup::detail::notes_for(s))
+      if (n.find("the p50 is uncertain") != std::string::npos) return n;
+    return std::string();
+  };
+  CHECK(uncertain() == "only 3 steady calls: the p50 is uncertain (too few for a 95% interval)");
+  s.host.steady->enough_calls = true;
+  s.host.steady->calls = 30;
+  CHECK(uncertain().empty());
 }

@@ -280,3 +280,32 @@ TEST_CASE("a FIFO a placeholder names is written in place, never replaced by a f
   CHECK(got == warmup::to_json(r) + "\n");
   CHECK(entries_of(d.path) == std::vector<std::string>{"pipe_r0.json"});
 }
+
+TEST_CASE("a path's format: its whole extension, the dot included, and the longest that ends it") {
+  using warmup::detail::format_for_path;
+  const auto format_of = [](std::string_view path) {
+    const warmup::report_format_info* f = format_for_path(path);
+    return f == nullptr ? std::string("none") : std::string(f->name);
+  };
+  for (const warmup::report_format_info& f : warmup::report_formats) {
+    const std::string ext(f.extension);
+    CAPTURE(ext);
+    CHECK(format_of("r" + ext) == f.name);
+    CHECK(format_of(ext) == f.name);  // the extension alone: a file named by it
+    // The same letters without their dot are a name, not an extension.
+    CHECK(format_of("r" + ext.substr(1)) == (ext == ".trace.json" ? "json" : "none"));
+    CHECK(format_of("rx" + ext.substr(1)) == (ext == ".trace.json" ? "json" : "none"));
+    CHECK(format_of(ext.substr(1)) == (ext == ".trace.json" ? "json" : "none"));
+  }
+  // ".trace.json" only with its own dot: "_trace.json" ends in ".json".
+  CHECK(format_of("run_trace.json") == "json");
+  CHECK(format_of("run.TRACE.json") == "trace");
+  CHECK(format_of("runxjson") == "none");
+  std::vector<warmup::report_destination> d;
+  std::string error;
+  CHECK_FALSE(warmup::parse_destinations("out/reportxcsv", d, error));
+  CHECK(error.find("'out/reportxcsv' is neither") != std::string::npos);
+  CHECK(d.empty());
+  REQUIRE(warmup::parse_destinations("out/run_trace.json", d, error));
+  CHECK(d.at(0).format == warmup::report_format::json);
+}

@@ -62,6 +62,7 @@ TEST_CASE("WARMUP_SCOPE and WARMUP_FUNC_SCOPE make one site per name") {
   CHECK(r.find(warmup::op_kind::region, "macro_site_user")->calls == 7);
   REQUIRE(r.find(warmup::op_kind::region, "scope.macro.inner") != nullptr);
   CHECK(r.find(warmup::op_kind::region, "scope.macro.inner")->calls == 7);
+  CHECK_FALSE(r.find(warmup::op_kind::region, "scope.macro.inner")->bytes);  // a region moves no bytes
   CHECK(n == 7);
 }
 
@@ -225,6 +226,81 @@ TEST_CASE("expect_cold() makes every site's next call a candidate") {
   CHECK(s->host.warmup_calls <= 1);
 }
 
+// expect_cold() marks the next call of every site that has had one; a site's very first call is
+// a first call, never a cold recurrence, whether or not expect_cold() came before it. Played on a
+// site's tracker (the epoch bumped as expect_cold() bumps it, and put back after: no other site
+// records meanwhile, so none sees the change).
+TEST_CASE("after expect_cold(), a site's first call is not a candidate; the next call after another is") {
+  namespace d = warmup::detail;
+  std::atomic<std::uint32_t>& epoch = d::recurrence().epoch;
+  const std::uint32_t was = epoch.load();
+  warmup::expect_cold();
+  d::idle_tracker site;  // a site made after it
+  // Ticks past the tracker's coarse step (2^20), so that the first call's end is kept.
+  const std::uint64_t t0 = std::uint64_t{1} << 30;
+  const bool first = site.candidate(t0, t0 + 100, 1.0);
+  const bool second = site.candidate(t0 + 200, t0 + 300, 1.0);  // nothing said since: an ordinary call
+  warmup::expect_cold();
+  const bool after = site.candidate(t0 + 400, t0 + 500, 1.0);
+  epoch.store(was);
+  CHECK_FALSE(first);
+  CHECK_FALSE(second);
+  CHECK(after);
+}
+
+// A site keeps its last end coarsely (once per 2^20 ticks), so that threads sharing it do not
+// write its cache line on every call; an end exactly one step on is kept, and the idle gap of the
+// next call runs from it.
+TEST_CASE("the idle gap runs from the last end kept: an end exactly one coarse step on is kept") {
+  warmup::detail::idle_tracker site;
+  const std::uint64_t step = std::uint64_t{1} << 20, e1 = std::uint64_t{1} << 30;
+  const std::uint64_t idle = warmup::detail::recurrence().idle_ns.load();
+  REQUIRE(idle > 2 * step);
+  CHECK_FALSE(site.candidate(e1 - 100, e1, 1.0));
+  CHECK_FALSE(site.candidate(e1 + 10, e1 + step, 1.0));
+  // The idle time after the first end, but less after the second: an ordinary call.
+  CHECK_FALSE(site.candidate(e1 + idle, e1 + idle + 100, 1.0));
+}
+
+// The event reader hands a device time back with its start where the events gave one: the call's
+// timeline entry gets both; a time without a start (0: not known) leaves the entry's device side
+// unset, as "not yet".
+TEST_CASE("a device time with its start lands on its call's timeline entry; one without a start does not") {
+  warmup::detail::site s(op_kind::launch, "scope.device_timeline", 0);
+  for (std::uint64_t i = 0; i < 3; ++i) (void)s.end_host(i, 1'000 * (i + 1), 1'000 * (i + 1) + 50, 50);
+  s.device_time(0, 40, false, 123'000);
+  s.device_time(1, 41, false, 0);
+  const std::vector<warmup::detail::timeline_call> line = s.timeline_calls();
+  const auto entry = [&](std::uint64_t index) -> const warmup::detail::timeline_call* {
+    for (const auto& c : line)
+      if (c.index == index) return &c;
+    return nullptr;
+  };
+  REQUIRE(entry(0) != nullptr);
+  REQUIRE(entry(1) != nullptr);
+  REQUIRE(entry(2) != nullptr);
+  CHECK(entry(0)->device_start == 123'000);
+  CHECK(entry(0)->device_ns == 40);
+  CHECK(entry(1)->device_start == 0);
+  CHECK(entry(1)->device_ns == 0);
+  CHECK(entry(2)->device_ns == 0);
+  // The device series has both times all the same.
+  REQUIRE(s.device_series_if_any() != nullptr);
+  CHECK(s.device_series_if_any()->read().first.size() == 2);
+}
+
+// Where no NVTX tool is attached (NVTX hands back no domain), a scope makes no NVTX call: the
+// push says no range was pushed, so the pop makes none either.
+TEST_CASE("with no NVTX tool attached, a scope pushes no range") {
+  namespace d = warmup::detail;
+  const bool tool = d::nvtx_tool_domain.load() != nullptr;
+  d::nvtx_name name;
+  name.ascii = "scope.nvtx";
+  const bool pushed = d::nvtx_push(name, op_kind::region, 0);
+  d::nvtx_pop(pushed);
+  CHECK(pushed == tool);
+}
+
 TEST_CASE("the timeline keeps a site's first calls and a bounded sample after them") {
   warmup::set_timeline_calls(8);
   for (int i = 0; i < 1000; ++i) { warmup::region_scope s{"scope.timeline"}; }
@@ -273,6 +349,7 @@ TEST_CASE("byte counts of any integer type; a negative one counts as 0 and is sa
     warmup::d2h_scope b{"bytes.long_long", large};
     warmup::d2d_scope c{"bytes.ushort", tiny};
   }
+  { warmup::alloc_scope zero{"bytes.zero", 0}; }  // a signed 0: no mistake, nothing said
   { warmup::alloc_scope neg{"bytes.negative", -5}; }
   const auto r = warmup::snapshot();
   REQUIRE(r.find(op_kind::h2d, "bytes.int") != nullptr);
@@ -284,8 +361,13 @@ TEST_CASE("byte counts of any integer type; a negative one counts as 0 and is sa
   CHECK(neg->calls == 1);
   CHECK_FALSE(neg->bytes);  // no bytes were counted
   bool said = false;
-  for (const auto& n : r.notices) said = said || n.find("negative byte count (-5)") != std::string::npos;
+  for (const auto& n : r.notices) {
+    said = said || n.find("negative byte count (-5)") != std::string::npos;
+    CHECK(n.find("negative byte count (0)") == std::string::npos);
+  }
   CHECK(said);
+  REQUIRE(r.find(op_kind::alloc, "bytes.zero") != nullptr);
+  CHECK(r.find(op_kind::alloc, "bytes.zero")->calls == 1);
 }
 
 TEST_CASE("byte totals saturate instead of wrapping, and the report says so") {
@@ -403,6 +485,12 @@ struct scopes_at_thread_end {
 }  // namespace
 
 TEST_CASE("named scopes in a thread_local destructor after the thread's name table is gone are measured") {
+  // The next case uses the same sites: counted from what they held before (any order of cases).
+  const auto calls_of = [](const warmup::report& r, const char* name) {
+    const auto* s = r.find(op_kind::region, name);
+    return s == nullptr ? std::uint64_t{0} : std::uint64_t{s->calls};
+  };
+  const warmup::report before = warmup::snapshot();
   std::thread t([] {
     static thread_local scopes_at_thread_end late;
     (void)&late;
@@ -410,12 +498,8 @@ TEST_CASE("named scopes in a thread_local destructor after the thread's name tab
   });
   t.join();
   const auto r = warmup::snapshot();
-  const auto* named = r.find(op_kind::region, "scope.thread_end.named");
-  REQUIRE(named != nullptr);
-  CHECK(named->calls == 303);
-  const auto* built = r.find(op_kind::region, "scope.thread_end.built");
-  REQUIRE(built != nullptr);
-  CHECK(built->calls == 1);
+  CHECK(calls_of(r, "scope.thread_end.named") - calls_of(before, "scope.thread_end.named") == 303);
+  CHECK(calls_of(r, "scope.thread_end.built") - calls_of(before, "scope.thread_end.built") == 1);
 }
 
 TEST_CASE("scopes at a thread's end take no shard: thread after thread, the site reuses the one it gave back") {
@@ -510,6 +594,16 @@ TEST_CASE("a thread refused a shard takes one once another thread gives its back
   CHECK(s.shard_count() == holders);
 }
 
+TEST_CASE("a thread takes blocks of calls from the first call past the exact ones, not one later") {
+  namespace d = warmup::detail;
+  d::site& s = *d::find_or_add_site(op_kind::region, "scope.shard.first_block");
+  const std::uint64_t exact = std::max<std::uint64_t>(d::series::window, d::timeline_config().first_calls.load());
+  static d::shard_slot slot;  // noted by this thread for its end: must outlive the test
+  std::uint64_t one_by_one = 0;
+  while (one_by_one <= exact && s.begin_call(&slot).from == nullptr) ++one_by_one;
+  CHECK(one_by_one == exact);  // calls 0 to exact - 1 counted one by one, exact
+}
+
 TEST_CASE("names compared by their characters: every length, a difference at every place") {
   // same_chars compares 4 to 16 bytes in two overlapping words; other lengths byte by byte.
   for (std::size_t n = 0; n <= 40; ++n) {
@@ -522,4 +616,83 @@ TEST_CASE("names compared by their characters: every length, a difference at eve
       CHECK_FALSE(warmup::detail::same_chars(a.data(), b.data(), n));
     }
   }
+}
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+// A sanitizer's allocator ends the process where memory runs out, rather than failing the call.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define WARMUPTEST_ALLOCATOR_ENDS_PROCESS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define WARMUPTEST_ALLOCATOR_ENDS_PROCESS 1
+#endif
+#endif
+
+#if !defined(WARMUPTEST_ALLOCATOR_ENDS_PROCESS)
+namespace {
+// The process's address space now, in bytes (/proc/self/statm's first field, in pages); 0 if unread.
+std::size_t address_space_now() {
+  char text[128] = {};
+  const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  const ssize_t n = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  if (n <= 0) return 0;
+  return static_cast<std::size_t>(std::strtoull(text, nullptr, 10)) * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+// Touches 256 KiB of stack, so that the stack's mapping holds what the calls after need.
+[[gnu::noinline]] void grow_stack() {
+  volatile char pad[256 * 1024];
+  for (std::size_t i = 0; i < sizeof pad; i += 512) pad[i] = 0;
+}
+
+// In a process whose address space may not grow (RLIMIT_AS at its size): takes every block
+// malloc can still give, largest first, so that the next allocation of any size fails.
+void take_all_memory() {
+  static void* volatile taken = nullptr;  // a volatile store: no compiler may drop a call
+  for (std::size_t size = std::size_t{1} << 24; size > 2048; size /= 2)
+    while ((taken = std::malloc(size)) != nullptr) {
+    }
+  for (std::size_t size = 2048; size >= 1; --size)
+    while ((taken = std::malloc(size)) != nullptr) {
+    }
+}
+}  // namespace
+#endif
+
+// A named scope whose site cannot be made (the registry's allocation failed) gets no site: it
+// measures nothing and must not touch one. Memory is made to run out in a forked child.
+TEST_CASE("a named scope whose site cannot be made, memory being out, measures nothing and lives") {
+#if defined(WARMUPTEST_ALLOCATOR_ENDS_PROCESS)
+  WARN("under a sanitizer, running out of memory ends the process: nothing to check");
+#else
+  { warmup::region_scope s{"scope.memory_out.before"}; }
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (!warmup::detail::measuring.load()) _exit(3);
+    grow_stack();
+    rlimit limit{};
+    const std::size_t now = address_space_now();
+    if (now == 0 || ::getrlimit(RLIMIT_AS, &limit) != 0) _exit(4);
+    limit.rlim_cur = now;
+    if (::setrlimit(RLIMIT_AS, &limit) != 0) _exit(4);
+    take_all_memory();
+    { warmup::region_scope s{"scope.memory_out"}; }
+    // Memory is still out: the scope's own lookup found no site either.
+    _exit(warmup::detail::lookup(op_kind::region, "scope.memory_out") == nullptr ? 0 : 5);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  INFO("the child's wait status " << status);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+#endif
 }

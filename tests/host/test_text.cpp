@@ -108,6 +108,10 @@ TEST_CASE("UTF-8 sequences at each length's bounds") {
   CHECK(utf8_sequence("\xE0\xA0\x80", 0) == 3);      // U+0800
   CHECK(utf8_sequence("\xE0\x9F\xBF", 0) == 0);      // overlong U+07FF
   CHECK(utf8_sequence("\xED\x9F\xBF", 0) == 3);      // U+D7FF, just below the surrogates
+  CHECK(utf8_sequence("\xED\xA0\x80", 0) == 0);      // U+D800, the first surrogate
+  CHECK(utf8_sequence("\xED\xBF\xBF", 0) == 0);      // U+DFFF, the last
+  CHECK(utf8_sequence("\xF4\x8F\xBF\xBF", 0) == 4);  // U+10FFFF, the last code point
+  CHECK(utf8_sequence("\xF4\x90\x80\x80", 0) == 0);  // U+110000, past it
   CHECK(utf8_sequence("\xEE\x80\x80", 0) == 3);      // U+E000, just above them
   CHECK(utf8_sequence("\xF0\x90\x80\x80", 0) == 4);  // U+10000
   CHECK(utf8_sequence("\xF0\x8F\xBF\xBF", 0) == 0);  // overlong U+FFFF
@@ -196,4 +200,29 @@ TEST_CASE("JSON strings read back: every escape, \\u at each UTF-8 length's boun
   CHECK(read(R"("abc)").rfind("error: ", 0) == 0);
   CHECK(read("\"\x1f\"").find("control character") != std::string::npos);
   CHECK(read("\" \"") == " ");                                 // 0x20 is a character
+}
+
+TEST_CASE("JSON read back: whitespace of every kind RFC 8259 allows, between every two tokens") {
+  const auto parses = [](std::string_view doc) {
+    warmup::detail::json_parser p(doc);
+    warmup::detail::json_value v;
+    return p.parse(v) ? std::string("ok") : "error: " + p.error();
+  };
+  // Around each colon, comma and bracket: after a key, before its colon, too.
+  for (const char* ws : {" ", "\t", "\n", "\r", " \r\n\t "}) {
+    const std::string w(ws);
+    CAPTURE(w);
+    CHECK(parses(w + "{" + w + "\"a\"" + w + ":" + w + "1" + w + "," + w + "\"b\"" + w + ":" + w + "[" + w + "2" + w +
+                 "," + w + "3" + w + "]" + w + "}" + w) == "ok");
+    CHECK(parses("{\"a\"" + w + ":1}") == "ok");
+  }
+  warmup::detail::json_parser p("{\"key\" : \"value\", \"n\"\t:\t-7}");
+  warmup::detail::json_value v;
+  REQUIRE(p.parse(v));
+  REQUIRE(v.find("key") != nullptr);
+  CHECK(v.find("key")->text == "value");
+  REQUIRE(v.find("n") != nullptr);
+  CHECK(v.find("n")->text == "-7");
+  // Anything else between a key and its colon is refused, where it stands.
+  CHECK(parses("{\"a\" x:1}") == "error: line 1, column 6: expected ':' after an object key");
 }

@@ -2,6 +2,8 @@
 // duration, so every stop is exact), its budgets and errors, and the host-only loop for real.
 #include "catch.hpp"
 
+#include <dlfcn.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -25,6 +27,23 @@ using warmup::steady_stop;
 using warmup::detail::call_failure;
 using warmup::detail::steady_loop;
 using warmup::detail::steady_run;
+
+namespace {
+// A stream that reads as capturing a CUDA graph, without a GPU: see cudaStreamIsCapturing below.
+cudaStream_t capturing_stream = nullptr;
+}  // namespace
+
+// This program's calls of cudaStreamIsCapturing bind to this definition (the program's own comes
+// before the runtime's): `capturing_stream` is capturing; any other stream is the runtime's to say.
+extern "C" cudaError_t CUDARTAPI cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus* status) {
+  if (capturing_stream != nullptr && stream == capturing_stream) {
+    *status = cudaStreamCaptureStatusActive;
+    return cudaSuccess;
+  }
+  using real_t = cudaError_t (*)(cudaStream_t, enum cudaStreamCaptureStatus*);
+  static const real_t real = reinterpret_cast<real_t>(::dlsym(RTLD_NEXT, "cudaStreamIsCapturing"));
+  return real != nullptr ? real(stream, status) : cudaErrorUnknown;
+}
 
 namespace {
 
@@ -220,6 +239,24 @@ TEST_CASE("prewarm steps refuse what cannot work, with a sentence and no CUDA ca
   warmup::pinned_buffer moved{std::move(b)};
   CHECK_FALSE(moved);
   CHECK(moved.status().error == cudaErrorInvalidValue);
+}
+
+// A stream capturing a graph is refused before any call: a call and its synchronisation would
+// end the program's capture (or record the loop into its graph).
+TEST_CASE("warmup_until_steady refuses a stream that is capturing a graph, before any call") {
+  int x = 0;
+  capturing_stream = reinterpret_cast<cudaStream_t>(&x);  // never handed to the runtime
+  int calls = 0;
+  const warmup::steady_result r = warmup::warmup_until_steady("until_steady.capturing", [&] { ++calls; }, capturing_stream);
+  capturing_stream = nullptr;
+  CHECK(calls == 0);
+  CHECK(r.calls == 0);
+  CHECK(r.why == steady_stop::error);
+  CHECK(r.status.error == cudaErrorInvalidValue);
+  CHECK(r.status.message == "warmup_until_steady(\"until_steady.capturing\"): the stream is capturing a CUDA graph: "
+                            "prewarm before the capture, on a stream that is not");
+  const warmup::report rep = warmup::snapshot();
+  CHECK(rep.find(warmup::op_kind::region, "until_steady.capturing") == nullptr);  // no call, no site
 }
 
 TEST_CASE("an exception from the function propagates, and the call it ended is in the report") {

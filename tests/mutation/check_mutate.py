@@ -7,10 +7,13 @@ changing what the program computes only when it is the active one.
 
 usage: check_mutate.py CXX
 """
+import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
+import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -189,6 +192,43 @@ def main():
             f.write(new)
         subprocess.run([cxx, "-std=c++17", "-include", switch, "-I", tmp, os.path.join(tmp, "main.cpp"), "-o", exe])
         check(output(c["id"]) == by_hand, "a switched mutant computes what the edited header does")
+
+        # The GPU machine's judge (judge_steps.py) over a bundle's steps: a step that reaches a
+        # mutant and tells it apart kills it; a mutant no step reaches survives unreached.
+        bundle = os.path.join(tmp, "bundle")
+        os.makedirs(bundle)
+        with open(os.path.join(bundle, "steps.sh"), "w") as f:
+            f.write("# a comment\n")
+            expected = os.path.join(tmp, "expected.txt")
+            with open(expected, "w") as e:
+                e.write(clean)
+            same = f"{shlex.quote(exe)} | cmp -s - {shlex.quote(expected)}"
+            f.write("step --may-skip same env FIXTURE=1 sh -c " + shlex.quote(same) + "\n")
+            f.write("step skips sh -c 'exit 77'\n")
+        never_id = min(never)
+        with open(os.path.join(bundle, "mutants.json"), "w") as f:
+            json.dump([dict(runner.record(m, None), id=m["id"]) for m in (first, next(m for m in kept if m["id"] == never_id))], f)
+        results = os.path.join(tmp, "gpu.jsonl")
+        judge = os.path.join(runner.HERE, "judge_steps.py")
+        r = subprocess.run([sys.executable, judge, bundle, results, "--work", os.path.join(tmp, "judge")],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+        got = {json.loads(l)["key"]: json.loads(l) for l in open(results)} if os.path.exists(results) else {}
+        check(r.returncode == 0 and len(got) == 2, "judge_steps judges every mutant of the bundle:\n" + r.stdout[-2000:])
+        if len(got) == 2:
+            check(got[first["key"]]["status"] == "killed" and got[first["key"]]["by"] == "gpu: same",
+                  "judge_steps: a reaching step that fails kills, and is named")
+            unreached = next(v for k, v in got.items() if k != first["key"])
+            check(unreached["status"] == "survived" and unreached.get("reached") is False,
+                  "judge_steps: a mutant no step reaches survives, unreached")
+        check("skips (skipped)" in r.stdout, "judge_steps: a step that skips on the clean build is left out, and named")
+
+    # nvcc's front end names a header's line as file(line): an error there blames its mutant.
+    build = runner.Build(os.path.join(tempfile.gettempdir(), "unused"), 1)
+    region = types.SimpleNamespace(first_line=10, last_line=12)
+    header = os.path.join(build.src, runner.INCLUDE, "scope.hpp")
+    check(build.blame(f"{header}(11): error: no instance of overloaded function\n",
+                      [{"id": 4, "header": "scope.hpp", "region": region}]) == {4},
+          "an nvcc error in a mutant's region blames it")
     return report()
 
 

@@ -46,10 +46,12 @@ TEST_CASE("device-timed scopes without a GPU: host timing, one notice, no error 
   // Without a driver the runtime reports its own failure from every call, cudaGetLastError
   // included: what the program sees must be what it saw before the scopes ran.
   const cudaError_t before = cudaPeekAtLastError();
+  static unsigned char host_buffer[4096];  // a copy's host side: no driver to ask whether it is pinned
   const std::string err = capture_stderr([] {
     for (int i = 0; i < 100; ++i) {
       warmup::launch_scope k{"nogpu.launch", cudaStreamPerThread};
       warmup::h2d_scope c{"nogpu.copy", std::size_t{4096}, nullptr};
+      warmup::d2h_scope d{"nogpu.download", sizeof host_buffer, nullptr, host_buffer};
       WARMUP_SCOPE("nogpu.macro", nullptr);
     }
   });
@@ -73,6 +75,7 @@ TEST_CASE("device-timed scopes without a GPU: host timing, one notice, no error 
   REQUIRE(r.notices.size() == 1);
   for (const auto& [name, op] : {std::pair{"nogpu.launch", warmup::op_kind::launch},
                                  std::pair{"nogpu.copy", warmup::op_kind::h2d},
+                                 std::pair{"nogpu.download", warmup::op_kind::d2h},
                                  std::pair{"nogpu.macro", warmup::op_kind::region}}) {
     const auto* s = r.find(op, name);
     REQUIRE(s != nullptr);
@@ -85,6 +88,16 @@ TEST_CASE("device-timed scopes without a GPU: host timing, one notice, no error 
     REQUIRE(s->first_call_host);
     CHECK_FALSE(s->first_call_host->device_memory_taken);
   }
+  // A copy given its host pointer: its calls and bytes counted as any copy's; with no driver to
+  // answer, none is counted as pinned or as pageable.
+  const auto* download = r.find(warmup::op_kind::d2h, "nogpu.download");
+  REQUIRE(download != nullptr);
+  REQUIRE(download->bytes);
+  CHECK(download->bytes->first == 4096);
+  CHECK(download->bytes->total == 100 * 4096);
+  CHECK_FALSE(download->bytes->sizes_vary);
+  CHECK(download->bytes->host_pinned_calls == 0);
+  CHECK(download->bytes->host_pageable_calls == 0);
   CHECK(warmup::to_json(r).find("\"device_memory_taken\":null") != std::string::npos);
   const std::string j = warmup::to_json(r);
   CHECK(j.find("\"enabled\":true,\"identity\":{") != std::string::npos);

@@ -1,6 +1,9 @@
 // NVTX ranges as a tool sees them: names, nesting, categories, colours and payloads.
 #include "catch.hpp"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <stdexcept>
 
 #include "nvtx_capture.hpp"
@@ -70,6 +73,25 @@ TEST_CASE("an exception leaves the ranges balanced") {
   CHECK(ev[1].kind == event::push);
   CHECK(ev[2].kind == event::pop);
   CHECK(ev[3].kind == event::pop);
+}
+
+TEST_CASE("a scope open across fork pops its range in the child too, whose site starts clean") {
+  nvtx_capture::take();
+  pid_t pid = -1;
+  {
+    warmup::region_scope open{"nvtx.fork.open"};
+    REQUIRE(warmup_events().size() == 1);  // its push
+    pid = fork();
+    REQUIRE(pid >= 0);
+  }  // ends in both processes; in the child the call is not the child's site's, yet its range ends
+  const auto ev = warmup_events();
+  const bool popped = ev.size() == 1 && ev[0].kind == event::pop;
+  if (pid == 0) _exit(popped ? 0 : 1);
+  CHECK(popped);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);  // the child's range popped
 }
 
 TEST_CASE("WARMUP_FUNC_SCOPE names its range after the function") {

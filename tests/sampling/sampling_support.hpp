@@ -9,8 +9,11 @@
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
 #include "warmup/profile.hpp"
+#include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/analysis/cpu_samples.hpp"
 #include "../support/test_plugin.hpp"
 
 namespace sampling_test {
@@ -57,6 +60,29 @@ inline bool noticed(const warmup::report& r, const std::string& text) {
   for (const std::string& n : r.notices)
     if (n.find(text) != std::string::npos) return true;
   return false;
+}
+
+/// Makes the process's first buffer (index 0, the one a lookup by index meets first) the one
+/// the next sampled call takes, whatever order earlier calls left the spare ones in (a child's
+/// parent sampled calls before it): false where it is not free.
+inline bool first_buffer_next() {
+  warmup::detail::sampler_shared& s = warmup::detail::sampler_state();
+  const std::uint32_t made = s.made.load();
+  std::vector<warmup::detail::sample_buffer*> others;
+  warmup::detail::sample_buffer* first = nullptr;
+  // Spare buffers until the first: at most every one made, or the first itself where none was.
+  for (std::uint32_t i = 0; i < (made == 0 ? 1 : made) && first == nullptr; ++i) {
+    warmup::detail::sample_buffer* b = s.take();
+    if (b == nullptr) break;
+    if (b == s.buffers[0].load())
+      first = b;
+    else
+      others.push_back(b);
+  }
+  for (warmup::detail::sample_buffer* o : others) s.give_back(o);
+  if (first == nullptr) return false;
+  s.give_back(first);  // the last given back is the next taken
+  return true;
 }
 
 }  // namespace sampling_test

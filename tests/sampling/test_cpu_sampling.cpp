@@ -159,6 +159,8 @@ TEST_CASE("a first call's CPU time in a library is named after that library, wit
     warmup::print(r, table);
     CHECK(table.str().find("host code libwarmup_test_plugin.so") != std::string::npos);
     CHECK(warmup::to_json(r).find("\"where\":\"libwarmup_test_plugin.so\"") != std::string::npos);
+    // Its ticks all reached the sampler, the buffer had room: nothing cut short, nothing said.
+    for (const std::string& n : r.notices) CHECK(n.find("unattributed") == std::string::npos);
   }
   shared.preferred = before;
 }
@@ -191,6 +193,27 @@ TEST_CASE("the timer runs inside first calls only, and a nested first call share
   REQUIRE((o && i));
   CHECK(o->time > i->time + 5ms);  // 30 ms against 10 ms
   CHECK(i->time >= 5ms);
+}
+
+TEST_CASE("a nested first call of another site leaves the outer call's samples their weight") {
+  // Each sample stands for the CPU time since the one before, the first since the outer call's
+  // clock started: a nested first call (another site's) starts no clock of the outer's.
+  warmup::set_cpu_sampling(200us);
+  spin_fn spin = plugin_spin();
+  {
+    warmup::region_scope outer{"sampling.weighed_outer"};
+    spin(30'000'000);  // 30 ms of CPU in the plugin, all of it before the nested call
+    warmup::region_scope inner{"sampling.weighed_inner"};
+  }
+  const warmup::report r = warmup::snapshot();
+  const auto* outer = r.find(warmup::op_kind::region, "sampling.weighed_outer");
+  REQUIRE((outer && outer->host.first_call_causes));
+  // The plugin's samples, each of about a period's weight or more, whatever the tick and the load (a
+  // nested call that restarted the outer's clock would leave them none: they all came before it).
+  const auto* o = host_code_in(*outer->host.first_call_causes, "libwarmup_test_plugin.so");
+  REQUIRE(o != nullptr);
+  INFO(r.cpu_sampling << ": " << o->count << " samples in the plugin, " << o->time.count() << " ns");
+  CHECK(o->time.count() >= static_cast<std::int64_t>(o->count) * 100'000);  // half of 200 us each
 }
 
 TEST_CASE("threads sample their own first calls") {

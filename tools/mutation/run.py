@@ -160,11 +160,13 @@ def copy_tree(src):
         here, there = os.path.join(ROOT, f), os.path.join(src, f)
         os.makedirs(os.path.dirname(there), exist_ok=True)
         if not os.path.exists(there) or open(here, "rb").read() != open(there, "rb").read():
-            shutil.copy2(here, there)
+            # A fresh time, not the source's (copy2): a file edited after an earlier build of
+            # this copy began must be newer than the objects that build made, or ninja keeps them.
+            shutil.copy(here, there)
 
 
 class Build:
-    def __init__(self, work, jobs):
+    def __init__(self, work, jobs, gpu=False):
         work = os.path.abspath(work)
         self.work = work
         self.src = os.path.join(work, "src")
@@ -177,6 +179,9 @@ class Build:
         self.only = None
         # test -> (ids, {case: ids}, {case: seconds}): what its clean run reached (baseline_of).
         self.reach = {}
+        # The GPU machine's build (tools/mutate gpu-bundle): every program, the examples and the
+        # CUDA files too, each host test file in the one host program; judged there, not here.
+        self.gpu = gpu
 
     def set_active(self, mid):
         tmp = self.active + ".tmp"
@@ -202,10 +207,12 @@ class Build:
         for attempt in range(12):
             self.write(clean, live)
             if not configured:
+                on_gpu = "ON" if self.gpu else "OFF"
                 r = run(["cmake", "-S", self.src, "-B", self.dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Debug",
                          "-DCMAKE_CXX_FLAGS_DEBUG=-O0", f"-DCMAKE_CXX_FLAGS=-include {self.switch}",
-                         "-DWARMUP_BUILD_TESTS=ON", "-DWARMUP_BUILD_EXAMPLES=OFF", "-DWARMUP_BUILD_BENCHMARKS=OFF",
-                         "-DWARMUP_TEST_PER_FILE=ON", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+                         *([f"-DCMAKE_CUDA_FLAGS=-include {self.switch}", "-DCMAKE_CUDA_FLAGS_DEBUG=-O0"] if self.gpu else []),
+                         "-DWARMUP_BUILD_TESTS=ON", f"-DWARMUP_BUILD_EXAMPLES={on_gpu}", "-DWARMUP_BUILD_BENCHMARKS=OFF",
+                         f"-DWARMUP_TEST_PER_FILE={'OFF' if self.gpu else 'ON'}", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
                          "-DWARMUP_MUTATION_LISTENER=ON", f"-DWARMUP_CATCH_MAIN_OBJECT={catch_main_object()}"])
                 if r.returncode != 0:
                     raise SystemExit(f"tools/mutate: configuring {self.src} failed:\n{r.stdout[-4000:]}")
@@ -279,6 +286,8 @@ class Build:
         return ids
 
     def targets(self):
+        if self.gpu:
+            return ["all"]
         every = [f"warmup_host_file_{f}" for f in HOST_FILES] + PROGRAMS
         return every if self.only is None else [t for t in every if t in self.only]
 
@@ -309,10 +318,11 @@ class Build:
         notes name in a header, within the mutant's region)."""
         where = set()
         base = os.path.join(self.src, INCLUDE) + os.sep
-        for m in re.finditer(r"^(\S+?\.hpp):(\d+):(?:\d+:)? (error|note|required from)", output, re.M):
+        # g++'s and clang's "file:line:col: error", and nvcc's front end's "file(line): error".
+        for m in re.finditer(r"^(\S+?\.hpp)(?::(\d+):(?:\d+:)?|\((\d+)\):) (error|note|required from)", output, re.M):
             p = os.path.normpath(m.group(1))
             if p.startswith(base):
-                where.add((p[len(base):], int(m.group(2))))
+                where.add((p[len(base):], int(m.group(2) or m.group(3))))
         for m in re.finditer(r"(\S+?\.hpp):(\d+):\d+:\s+(?:required from|in constexpr expansion)", output):
             p = os.path.normpath(m.group(1))
             if p.startswith(base):
