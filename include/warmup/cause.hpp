@@ -5,7 +5,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <string_view>
 
 #include "warmup/config.hpp"
@@ -38,35 +37,42 @@ enum class cause : std::uint8_t {
 
 /// @brief Number of causes.
 inline constexpr std::size_t cause_count = 12;
+static_assert(static_cast<std::size_t>(cause::waiting) + 1 == cause_count,
+              "warmup: cause_count must follow the last cause");
 
 namespace detail {
-/// A cause's names: each entry says its cause, so a table out of the enum's order fails to compile.
-struct cause_names {
+/// What the library says of a cause, in one row: each row names its cause, so a table out of
+/// the enum's order, or missing a cause, fails to compile (in_cause_order). A new cause is its
+/// enumerator and its row.
+struct cause_row {
   cause what;
   std::string_view id;     ///< JSON and CSV
   std::string_view words;  ///< the table
+  const char* colour;      ///< its bar in the SVG: none of the points' red, orange, blue or green
 };
-inline constexpr cause_names cause_table[] = {
-    {cause::context_init, "context_init", "context init"},
-    {cause::module_load, "module_load", "module loads"},
-    {cause::lazy_kernel_load, "lazy_kernel_load", "lazy kernel loads"},
-    {cause::jit_compile, "jit_compile", "JIT compilation"},
-    {cause::jit_cache_load, "jit_cache_load", "JIT cache loads"},
-    {cause::device_alloc, "device_alloc", "device alloc"},
-    {cause::pinned_alloc, "pinned_alloc", "pinned alloc"},
-    {cause::pool_growth, "pool_growth", "pool growth"},
-    {cause::sync_wait, "sync_wait", "sync wait"},
-    {cause::library_load, "library_load", "shared library loads"},
-    {cause::host_code, "host_code", "host code"},
-    {cause::waiting, "waiting", "waiting off the CPU"},
+inline constexpr cause_row cause_table[] = {
+    {cause::context_init, "context_init", "context init", "#8c564b"},
+    {cause::module_load, "module_load", "module loads", "#9467bd"},
+    {cause::lazy_kernel_load, "lazy_kernel_load", "lazy kernel loads", "#c5b0d5"},
+    {cause::jit_compile, "jit_compile", "JIT compilation", "#e377c2"},
+    {cause::jit_cache_load, "jit_cache_load", "JIT cache loads", "#f7b6d2"},
+    {cause::device_alloc, "device_alloc", "device alloc", "#17becf"},
+    {cause::pinned_alloc, "pinned_alloc", "pinned alloc", "#9edae5"},
+    {cause::pool_growth, "pool_growth", "pool growth", "#bcbd22"},
+    {cause::sync_wait, "sync_wait", "sync wait", "#7f7f7f"},
+    {cause::library_load, "library_load", "shared library loads", "#dbdb8d"},
+    {cause::host_code, "host_code", "host code", "#e7ba52"},
+    {cause::waiting, "waiting", "waiting off the CPU", "#8ca0c8"},
 };
-constexpr bool in_cause_order() noexcept {
-  if (std::size(cause_table) != cause_count) return false;
-  for (std::size_t i = 0; i < cause_count; ++i)
-    if (static_cast<std::size_t>(cause_table[i].what) != i) return false;
+/// Whether `table` has a row for every cause, in the enum's order.
+template <class Row, std::size_t N>
+constexpr bool in_cause_order(const Row (&table)[N]) noexcept {
+  if (N != cause_count) return false;
+  for (std::size_t i = 0; i < N; ++i)
+    if (static_cast<std::size_t>(table[i].what) != i) return false;
   return true;
 }
-static_assert(in_cause_order(), "warmup: cause_table must list every cause, in order");
+static_assert(in_cause_order(cause_table), "warmup: cause_table must list every cause, in order");
 }  // namespace detail
 
 /// @brief The name of a cause as written in JSON and CSV: "module_load", "jit_compile", ...

@@ -40,12 +40,13 @@ enum class verdict : std::uint8_t {
 
 /// @brief A verdict's name: "same", "faster", "slower" or "missing".
 constexpr std::string_view to_string(verdict v) noexcept {
-  switch (v) {
+  switch (v) {  // no default: a new verdict without its name is a -Wswitch warning
+    case verdict::same: return "same";
     case verdict::faster: return "faster";
     case verdict::slower: return "slower";
     case verdict::missing: return "missing";
-    default: return "same";
   }
+  return "same";
 }
 
 /// @brief How `compare` decides. The defaults are documented in docs/ranks-and-runs.md ("compare BASE NEW").

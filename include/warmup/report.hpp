@@ -162,6 +162,12 @@ enum class clock_domain {
   device   ///< the GPU's, through CUDA events
 };
 
+namespace detail {
+inline constexpr std::size_t clock_domain_count = 2;
+static_assert(static_cast<std::size_t>(clock_domain::device) + 1 == clock_domain_count,
+              "warmup: clock_domain_count must follow the last clock domain");
+}  // namespace detail
+
 /// @brief The name of a clock domain as written in reports: "host" or "device".
 constexpr std::string_view to_string(clock_domain c) noexcept { return c == clock_domain::host ? "host" : "device"; }
 

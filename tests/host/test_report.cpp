@@ -819,3 +819,49 @@ TEST_CASE("notes: an uncertain p50 said only where the steady calls are too few"
   s.host.steady->calls = 30;
   CHECK(uncertain().empty());
 }
+
+namespace {
+struct cause_only {
+  warmup::cause what;
+};
+}  // namespace
+
+TEST_CASE("a table of causes must hold a row for each, in the enum's order, or the library does not compile") {
+  namespace d = warmup::detail;
+  using warmup::cause;
+  STATIC_REQUIRE(d::in_cause_order(d::cause_table));
+  static constexpr cause_only short_one[] = {{cause::context_init}, {cause::module_load}};
+  STATIC_REQUIRE_FALSE(d::in_cause_order(short_one));  // a cause without its row
+  static constexpr cause_only swapped[] = {
+      {cause::module_load},  {cause::context_init}, {cause::lazy_kernel_load}, {cause::jit_compile},
+      {cause::jit_cache_load}, {cause::device_alloc}, {cause::pinned_alloc},    {cause::pool_growth},
+      {cause::sync_wait},    {cause::library_load}, {cause::host_code},       {cause::waiting}};
+  STATIC_REQUIRE_FALSE(d::in_cause_order(swapped));
+  // Every row's names and colour are its own.
+  for (std::size_t i = 0; i < warmup::cause_count; ++i)
+    for (std::size_t j = i + 1; j < warmup::cause_count; ++j) {
+      CHECK(d::cause_table[i].id != d::cause_table[j].id);
+      CHECK(d::cause_table[i].words != d::cause_table[j].words);
+      CHECK(std::string_view(d::cause_table[i].colour) != d::cause_table[j].colour);
+    }
+}
+
+TEST_CASE("notes: pageable copies said with their count among the copies, pinned ones never") {
+  warmup::site_report s;
+  s.name = "copy";
+  s.op = warmup::op_kind::h2d;
+  s.calls = s.host.calls = 5;
+  warmup::transfer t;
+  t.first = t.total = 4096;
+  t.host_pinned_calls = 5;
+  s.bytes = t;
+  const auto pageable_note = [&] {
+    for (const std::string& n : warmup::detail::notes_for(s))
+      if (n.find("pageable host memory") != std::string::npos) return n;
+    return std::string();
+  };
+  CHECK(pageable_note().empty());  // all pinned: nothing to say
+  s.bytes->host_pinned_calls = 2;
+  s.bytes->host_pageable_calls = 3;
+  CHECK(pageable_note().rfind("3 of 5 calls copied pageable host memory", 0) == 0);
+}

@@ -223,6 +223,11 @@ TEST_CASE("JSON read back: whitespace of every kind RFC 8259 allows, between eve
   CHECK(v.find("key")->text == "value");
   REQUIRE(v.find("n") != nullptr);
   CHECK(v.find("n")->text == "-7");
+  // A document read from a view ends where the view does, whatever the bytes past it.
+  const std::string longer = "{\"a\":1}   trailing";
+  warmup::detail::json_parser view(std::string_view(longer).substr(0, 7));
+  warmup::detail::json_value in_view;
+  CHECK(view.parse(in_view));
   // Anything else between a key and its colon is refused, where it stands.
   CHECK(parses("{\"a\" x:1}") == "error: line 1, column 6: expected ':' after an object key");
 }

@@ -65,6 +65,9 @@ int main() {
   const warmup::steady_result steady = warmup::warmup_until_steady("prewarm", [&] { ++calls; }, limits);
   check(steady.calls == std::size_t(calls) && calls > 0, "warmup_until_steady calls the function");
   check(steady.why != warmup::steady_stop::error, "warmup_until_steady works");
+  // The settings keep every function; measurement compiled out, there is nothing to keep.
+  warmup::set_timeline_calls(100);
+  check(warmup::timeline_calls() == 0, "timeline_calls() is 0: no site keeps a call");
   const warmup::prewarm_status refused = warmup::prewarm_pool(0);
   check(!refused.ok() && refused.message.find("0 bytes") != std::string::npos, "prewarm_pool(0) is refused");
 

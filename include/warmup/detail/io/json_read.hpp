@@ -31,7 +31,7 @@ inline constexpr std::size_t enum_size<op_kind> = op_kind_count;
 template <>
 inline constexpr std::size_t enum_size<cause> = cause_count;
 template <>
-inline constexpr std::size_t enum_size<clock_domain> = 2;
+inline constexpr std::size_t enum_size<clock_domain> = clock_domain_count;
 
 /// Where a value sits in the document ("sites[3].host.steady.p50"), kept as a chain on the
 /// stack and spelled out only for an error message.

@@ -56,14 +56,9 @@ inline constexpr double panel_w = 380, panel_h = 200, plot_l = 56, plot_r = 12, 
 // A cause bar's row under a panel's plot: a line of text, then the bar.
 inline constexpr double bar_row_h = 34, bar_h = 12;
 
-/// A cause's colour in the bars: none of the points' red, orange, blue or green, so that the
-/// picture's reader (and the render test) never takes a bar for a call.
-inline const char* cause_colour(cause c) noexcept {
-  static const char* const colours[] = {"#8c564b", "#9467bd", "#c5b0d5", "#e377c2", "#f7b6d2", "#17becf",
-                                        "#9edae5", "#bcbd22", "#7f7f7f", "#dbdb8d", "#e7ba52", "#8ca0c8"};
-  static_assert(std::size(colours) == cause_count, "warmup: a colour for every cause");
-  return colours[static_cast<std::size_t>(c)];
-}
+/// A cause's colour in the bars (its row in cause.hpp): none of the points' red, orange, blue
+/// or green, so that the picture's reader (and the render test) never takes a bar for a call.
+inline const char* cause_colour(cause c) noexcept { return cause_table[static_cast<std::size_t>(c)].colour; }
 
 /// The cold calls a site's bars split: its first call's, then its calls cold again.
 using cause_bars = std::vector<std::pair<const attribution*, std::string>>;
