@@ -28,6 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import schema  # noqa: E402
+from run import timeout_for  # noqa: E402  (the CI machine's rule for a hung test)
 
 
 def read_steps(bundle):
@@ -119,7 +120,7 @@ def main():
             reaching = sorted((n for n in clean if m["id"] in clean[n][1]), key=lambda n: clean[n][0])
             status, by = "survived", None
             for n in reaching:
-                outcome, _ = run_step(by_name[n], 2.0 * clean[n][0] + 10.0, m["id"], None)
+                outcome, _ = run_step(by_name[n], timeout_for(clean[n][0]), m["id"], None)
                 if outcome in ("failed", "timeout"):
                     status, by = ("killed" if outcome == "failed" else "timeout"), f"gpu: {n}"
                     break
