@@ -17,15 +17,10 @@
 //                         "cudaMallocAsync 64 MiB, default pool after warmup::prewarm_pool"
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <string>
-#include <string_view>
 
 #include <warmup/profile.hpp>
 
@@ -85,8 +80,7 @@ std::uint64_t reserved(cudaMemPool_t pool) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* json_path = nullptr;
-  if (const int status = folklore::start(argc, argv, program, json_path)) return status;
+  if (const int status = folklore::start(argc, argv, program)) return status;
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
 
@@ -122,14 +116,14 @@ int main(int argc, char** argv) {
   if (folklore::prewarm_mode) PREWARM(warmup::prewarm_pool(bytes, stream));
   const char* const default_pool_site = folklore::prewarm_mode ? prewarmed_site : async_zero_site;
   for (int i = 0; i < calls; ++i)
-    if (!step(default_pool_site)) return folklore::finish(json_path, 1, print_findings);
+    if (!step(default_pool_site)) return folklore::fail();
   std::printf("pool reserved after the default-pool loop: %llu MiB\n", (unsigned long long)(reserved(pool) >> 20));
 
   // 3. Keep freed memory in the pool whatever happens: threshold UINT64_MAX.
   std::uint64_t threshold = UINT64_MAX;
   CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
   for (int i = 0; i < calls; ++i)
-    if (!step(async_max_site)) return folklore::finish(json_path, 1, print_findings);
+    if (!step(async_max_site)) return folklore::fail();
   std::printf("pool reserved after the threshold-max loop: %llu MiB\n", (unsigned long long)(reserved(pool) >> 20));
 
   // 4. Start again from an empty pool, and pay for the high-water size once, before the loop.
@@ -143,8 +137,8 @@ int main(int argc, char** argv) {
     CHECK(cudaStreamSynchronize(stream));
   }
   for (int i = 0; i < calls; ++i)
-    if (!step(preallocated_site)) return folklore::finish(json_path, 1, print_findings);
+    if (!step(preallocated_site)) return folklore::fail();
 
   CHECK(cudaStreamDestroy(stream));
-  return folklore::finish(json_path, 0, print_findings);
+  return folklore::finish(0, print_findings);
 }

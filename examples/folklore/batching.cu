@@ -12,19 +12,16 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <string>
-#include <string_view>
 
 #include <warmup/cublas.hpp>
 #include <warmup/profile.hpp>
 
+#include "cublas_handle.hpp"
 #include "folklore.hpp"
 
 namespace {
@@ -49,12 +46,6 @@ __global__ void fill(float* x, int count, unsigned seed, float scale) {
 __global__ void bias_relu(float* y, const float* bias, int out, int count) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < count) y[i] = fmaxf(0.0f, y[i] + bias[i % out]);
-}
-
-bool check(cublasStatus_t s, const char* what) {
-  if (s == CUBLAS_STATUS_SUCCESS) return true;
-  std::fprintf(stderr, "%s: %s failed: %s\n", program, what, cublasGetStatusString(s));
-  return false;
 }
 
 std::string site_name(int batch) { return "forward b=" + std::to_string(batch); }
@@ -82,16 +73,11 @@ void print_findings(const warmup::report& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* json_path = nullptr;
-  if (const int status = folklore::start(argc, argv, program, json_path)) return status;
+  if (const int status = folklore::start(argc, argv, program)) return status;
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
   cublasHandle_t handle;
-  {
-    warmup::region_scope s{"cublasCreate"};
-    CHECK(cublasCreate(&handle));
-  }
-  CHECK(cublasSetStream(handle, stream));
+  if (!folklore::create_handle(handle, stream)) return folklore::fail();
 
   // Weights, biases and activations sized for the largest batch, made once: only the shape of
   // the work changes from one batch size to the next, never an allocation.
@@ -141,5 +127,5 @@ int main(int argc, char** argv) {
   }
   for (int l = 0; l <= layers; ++l) CHECK(cudaFree(act[l]));
   CHECK(cudaStreamDestroy(stream));
-  return folklore::finish(json_path, 0, print_findings);
+  return folklore::finish(0, print_findings);
 }

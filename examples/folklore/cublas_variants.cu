@@ -15,18 +15,13 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <string>
-#include <string_view>
 
 #include <warmup/cublas.hpp>
 #include <warmup/profile.hpp>
 
+#include "cublas_handle.hpp"
 #include "folklore.hpp"
 
 namespace {
@@ -47,18 +42,11 @@ __global__ void fill(T* x, std::size_t count, unsigned seed) {
   if (i < count) x[i] = T(float((i * 2654435761u + seed) % 2048u) / 1024.0f - 1.0f);
 }
 
-bool check(cublasStatus_t s, const char* what) {
-  if (s == CUBLAS_STATUS_SUCCESS) return true;
-  std::fprintf(stderr, "%s: %s failed: %s\n", program, what, cublasGetStatusString(s));
-  return false;
-}
-
-const char* const create_site = "cublasCreate";
 const char* const variant_sites[] = {"SGEMM fp32 4096^3", "GemmEx tf32 4096^3", "GemmEx fp16 4096^3",
                                      "GemmEx bf16 4096^3"};
 
 void print_findings(const warmup::report& r) {
-  if (const auto* c = r.find(warmup::op_kind::region, create_site))
+  if (const auto* c = r.find(warmup::op_kind::region, folklore::cublas_create_site))
     std::cout << "finding: cublasCreate costs " << fmt(c->host.first) << " once\n";
   for (const char* name : variant_sites) {
     const auto* s = r.find(warmup::op_kind::launch, name);
@@ -77,16 +65,11 @@ void print_findings(const warmup::report& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* json_path = nullptr;
-  if (const int status = folklore::start(argc, argv, program, json_path)) return status;
+  if (const int status = folklore::start(argc, argv, program)) return status;
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
-  cublasHandle_t handle;
-  {
-    warmup::region_scope s{create_site};
-    CHECK(cublasCreate(&handle));
-  }
-  CHECK(cublasSetStream(handle, stream));  // every GEMM below on `stream`: device-timed
+  cublasHandle_t handle;  // on `stream`: every GEMM below is timed on the device too
+  if (!folklore::create_handle(handle, stream)) return folklore::fail();
   // --prewarm: one call of each variant below, on this handle, before any is measured.
   if (folklore::prewarm_mode) {
     using warmup::cublas::gemm;
@@ -147,5 +130,5 @@ int main(int argc, char** argv) {
   for (void* p : {(void*)a32, (void*)b32, (void*)c32, (void*)a16, (void*)b16, (void*)c16, (void*)abf, (void*)bbf, (void*)cbf})
     CHECK(cudaFree(p));
   CHECK(cudaStreamDestroy(stream));
-  return folklore::finish(json_path, 0, print_findings);
+  return folklore::finish(0, print_findings);
 }

@@ -1,6 +1,6 @@
-// What every folklore example shares: checking CUDA calls, finding a site in the report,
-// formatting durations, and the report at the end (table, findings, JSON). Each example keeps
-// only what it measures.
+// What every folklore example shares: its command line, checking CUDA calls, formatting
+// durations, and the report at the end (table, findings, JSON). Each example keeps only what it
+// measures.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -8,17 +8,20 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <string>
-#include <string_view>
 
 #include <warmup/profile.hpp>
 
+#include "args.hpp"
+
 namespace folklore {
 
-inline const char* program_name = "folklore";  // set by start, used in messages
+// What the command line said, set by start (the libtorch examples, which read more, bind these
+// to their own folklore::args).
+inline const char* program_name = "folklore";  // used in messages
+inline const char* json_path = nullptr;        // --json FILE: finish writes the JSON report there
 // --prewarm: the example pays its first-call costs ahead of time with warmup's prewarm calls
 // (warmup/prewarm.hpp, warmup/cublas.hpp), each in a site of its own, before what it measures.
 inline bool prewarm_mode = false;
@@ -40,14 +43,10 @@ inline bool prewarmed(const warmup::prewarm_status& s) {
 // made in its own scope (the site "cudaSetDevice + cudaFree(0)"), so that nothing measured after
 // it pays for it. Returns 0, or the status to exit with: 2 on a bad command line (after the
 // usage line), 77 where no GPU can be used.
-inline int start(int argc, char** argv, const char* program, const char*& json_path) {
+inline int start(int argc, char** argv, const char* program) {
   program_name = program;
-  json_path = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) json_path = argv[++i];
-    else if (std::strcmp(argv[i], "--prewarm") == 0) prewarm_mode = true;
-    else return std::fprintf(stderr, "usage: %s [--prewarm] [--json FILE]\n", argv[0]), 2;
-  }
+  if (!args{}.option("--json", json_path).flag("--prewarm", prewarm_mode).read(argc, argv))
+    return std::fprintf(stderr, "usage: %s [--prewarm] [--json FILE]\n", argv[0]), 2;
   std::printf("prewarm: %s\n", prewarm_mode ? "on (--prewarm)" : "off");
   bool gpu = false;
   {
@@ -83,9 +82,9 @@ inline std::string first_vs_steady(const warmup::timing& t) {
 }
 
 // The end of every example: waits for the device measurements, prints the table and (when all
-// went well) the findings, writes the JSON report if asked. Returns the exit status.
+// went well) the findings, writes the JSON report if --json asked for it. Returns the exit status.
 template <class Findings>
-int finish(const char* json_path, int status, Findings&& print_findings) {
+int finish(int status, Findings&& print_findings) {
   const warmup::report r = warmup::snapshot(warmup::device_wait::yes);
   warmup::print(r, std::cout);
   if (status == 0) print_findings(r);
@@ -100,18 +99,23 @@ int finish(const char* json_path, int status, Findings&& print_findings) {
   return status;
 }
 
+// The end of an example after a failure (said on stderr already): the report so far, no
+// findings, exit status 1.
+inline int fail() {
+  return finish(1, [](const warmup::report&) {});
+}
+
 }  // namespace folklore
 
-// On a failed CUDA (or cuBLAS) call: say which, print the report so far, exit 1. Needs
-// `json_path` and the example's `print_findings` where it is used.
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    if (!check((call), #call)) return folklore::finish(json_path, 1, print_findings); \
+// On a failed CUDA (or cuBLAS) call: say which, print the report so far, exit 1.
+#define CHECK(call)                                     \
+  do {                                                  \
+    if (!check((call), #call)) return folklore::fail(); \
   } while (0)
 
 // A prewarm step (a warmup::prewarm_status expression): on failure, say what failed, print the
 // report so far, exit 1.
-#define PREWARM(step)                                                                          \
-  do {                                                                                         \
-    if (!folklore::prewarmed(step)) return folklore::finish(json_path, 1, print_findings);     \
+#define PREWARM(step)                                        \
+  do {                                                       \
+    if (!folklore::prewarmed(step)) return folklore::fail(); \
   } while (0)

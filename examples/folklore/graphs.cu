@@ -15,14 +15,9 @@
 //   graphs --prewarm       the kernel loaded first (warmup::prewarm_kernels)
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <string>
-#include <string_view>
 
 #include <warmup/profile.hpp>
 
@@ -79,8 +74,7 @@ void print_findings(const warmup::report& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* json_path = nullptr;
-  if (const int status = folklore::start(argc, argv, program, json_path)) return status;
+  if (const int status = folklore::start(argc, argv, program)) return status;
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   float* x = nullptr;
@@ -141,11 +135,11 @@ int main(int argc, char** argv) {
   CHECK(cudaMemcpy(&x0, x, sizeof x0, cudaMemcpyDeviceToHost));
   if (x0 != float(2 * launches * chain)) {
     std::fprintf(stderr, "%s: wrong result %g, expected %d\n", program, double(x0), 2 * launches * chain);
-    return folklore::finish(json_path, 1, print_findings);
+    return folklore::fail();
   }
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphDestroy(graph));
   CHECK(cudaFree(x));
   CHECK(cudaStreamDestroy(stream));
-  return folklore::finish(json_path, 0, print_findings);
+  return folklore::finish(0, print_findings);
 }

@@ -12,15 +12,11 @@
 //   host_memory --prewarm       the pinned copies from a warmup::pinned_buffer made first
 #include <cuda_runtime.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <warmup/profile.hpp>
@@ -84,8 +80,7 @@ void print_findings(const warmup::report& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* json_path = nullptr;
-  if (const int status = folklore::start(argc, argv, program, json_path)) return status;
+  if (const int status = folklore::start(argc, argv, program)) return status;
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
   void* device = nullptr;
@@ -108,7 +103,7 @@ int main(int argc, char** argv) {
   void* registered = std::aligned_alloc(4096, pin_bytes);
   if (registered == nullptr) {
     std::fprintf(stderr, "%s: out of host memory\n", program);
-    return folklore::finish(json_path, 1, print_findings);
+    return folklore::fail();
   }
   {
     warmup::alloc_scope a{register_site, pin_bytes};
@@ -135,11 +130,11 @@ int main(int argc, char** argv) {
   const struct { const char* site; void* host; } h2d[] = {{h2d_pageable, pageable.data()}, {h2d_pinned, pinned_copies}};
   for (const auto& c : h2d)
     for (int i = 0; i < copies; ++i)
-      if (!copy(warmup::op::h2d{}, c.site, device, c.host, cudaMemcpyHostToDevice)) return folklore::finish(json_path, 1, print_findings);
+      if (!copy(warmup::op::h2d{}, c.site, device, c.host, cudaMemcpyHostToDevice)) return folklore::fail();
   const struct { const char* site; void* host; } d2h[] = {{d2h_pageable, pageable.data()}, {d2h_pinned, pinned_copies}};
   for (const auto& c : d2h)
     for (int i = 0; i < copies; ++i)
-      if (!copy(warmup::op::d2h{}, c.site, c.host, device, cudaMemcpyDeviceToHost)) return folklore::finish(json_path, 1, print_findings);
+      if (!copy(warmup::op::d2h{}, c.site, c.host, device, cudaMemcpyDeviceToHost)) return folklore::fail();
 
   // Fresh malloc memory (64 MiB comes straight from mmap): its pages do not exist until touched.
   // The first buffer is copied as it comes, the second after being written once.
@@ -147,17 +142,17 @@ int main(int argc, char** argv) {
   void* touched = std::malloc(copy_bytes);
   if (untouched == nullptr || touched == nullptr) {
     std::fprintf(stderr, "%s: out of host memory\n", program);
-    return folklore::finish(json_path, 1, print_findings);
+    return folklore::fail();
   }
   std::memset(touched, 2, copy_bytes);
   if (!copy(warmup::op::h2d{}, untouched_site, device, untouched, cudaMemcpyHostToDevice) ||
       !copy(warmup::op::h2d{}, touched_site, device, touched, cudaMemcpyHostToDevice))
-    return folklore::finish(json_path, 1, print_findings);
+    return folklore::fail();
   std::free(untouched);
   std::free(touched);
 
   CHECK(cudaFreeHost(pinned));
   CHECK(cudaFree(device));
   CHECK(cudaStreamDestroy(stream));
-  return folklore::finish(json_path, 0, print_findings);
+  return folklore::finish(0, print_findings);
 }

@@ -19,15 +19,10 @@
 //   ... --json FILE                                   also write the JSON report to FILE
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <string>
-#include <string_view>
 
 #include <warmup/profile.hpp>
 
@@ -93,15 +88,13 @@ void print_findings(const warmup::report& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* json_path = nullptr;
-
   // What this run is: the loading mode and JIT cache come from the environment.
   std::printf("CUDA_MODULE_LOADING=%s\n", env("CUDA_MODULE_LOADING", "(unset: LAZY, the default since CUDA 12.2)"));
   std::printf("CUDA_CACHE_DISABLE=%s CUDA_CACHE_PATH=%s\n", env("CUDA_CACHE_DISABLE", "(unset)"),
               env("CUDA_CACHE_PATH", "(unset)"));
   std::printf("build: %s\n", FOLKLORE_PTX_ONLY ? "PTX only (compute_90, no SASS): the driver JIT-compiles at load"
                                                : "SASS for the target GPU (and PTX for newer ones)");
-  if (const int status = folklore::start(argc, argv, program, json_path)) return status;
+  if (const int status = folklore::start(argc, argv, program)) return status;
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
   float *x = nullptr, *y = nullptr;
@@ -143,10 +136,10 @@ int main(int argc, char** argv) {
   CHECK(cudaMemcpy(&y0, y, sizeof y0, cudaMemcpyDeviceToHost));
   if (y0 != float(rounds)) {
     std::fprintf(stderr, "%s: wrong result %g, expected %d\n", program, double(y0), rounds);
-    return folklore::finish(json_path, 1, print_findings);
+    return folklore::fail();
   }
   CHECK(cudaFree(x));
   CHECK(cudaFree(y));
   CHECK(cudaStreamDestroy(stream));
-  return folklore::finish(json_path, 0, print_findings);
+  return folklore::finish(0, print_findings);
 }

@@ -22,12 +22,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include <warmup/profile.hpp>
 
-#include "../folklore.hpp"  // fmt, first_vs_steady: the formats check_folklore.py rebuilds
+#include "../folklore.hpp"  // args, finish; fmt, first_vs_steady: the formats check_folklore.py rebuilds
+#include "gpu_context.hpp"
 
 namespace {
 
@@ -92,23 +92,14 @@ const warmup::site_report* site_of(const warmup::report& r, warmup::op_kind op, 
 
 int main(int argc, char** argv) {
   folklore::program_name = "allocator";
-  const char* json_path = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) json_path = argv[++i];
-    else return std::fprintf(stderr, "usage: allocator [--json FILE]\n"), 2;
-  }
-  if (!torch::cuda::is_available()) {
-    std::fprintf(stderr, "allocator: no usable GPU\n");
-    return 77;
-  }
+  if (!folklore::args{}.option("--json", folklore::json_path).read(argc, argv))
+    return std::fprintf(stderr, "usage: allocator [--json FILE]\n"), 2;
+  if (!folklore::gpu_usable("allocator")) return 77;
   const char* conf = std::getenv("PYTORCH_CUDA_ALLOC_CONF");
   std::printf("allocator: PYTORCH_CUDA_ALLOC_CONF %s\n", conf != nullptr ? conf : "unset");
   const torch::Device gpu(torch::kCUDA, 0);
   const auto floats = torch::TensorOptions().dtype(torch::kFloat).device(gpu);
-  {
-    warmup::context_scope init{"first CUDA tensor (context)"};
-    (void)torch::zeros({1}, gpu);
-  }
+  folklore::make_context(gpu);
   const cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
   using c10::cuda::CUDACachingAllocator::emptyCache;
   emptyCache();
@@ -162,7 +153,7 @@ int main(int argc, char** argv) {
   torch::cuda::synchronize();
 
   int found = 1;  // until the findings are printed
-  const int status = folklore::finish(json_path, 0, [&](const warmup::report& r) {
+  const int status = folklore::finish(0, [&](const warmup::report& r) {
     using warmup::op_kind;
     const auto* s_plain = site_of(r, op_kind::alloc, "torch::empty 64 MiB");
     const auto* s_emptied = site_of(r, op_kind::alloc, "torch::empty 64 MiB after emptyCache()");

@@ -16,11 +16,13 @@
 #include <torch/torch.h>
 
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <iostream>
 
 #include <warmup/profile.hpp>
+
+#include "../args.hpp"
+#include "gpu_context.hpp"
 
 namespace nn = torch::nn;
 
@@ -63,20 +65,12 @@ TORCH_MODULE(EncoderNet);
 
 int main(int argc, char** argv) {
   const char* json_path = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) json_path = argv[++i];
-    else return std::fprintf(stderr, "usage: encoder [--json FILE]\n"), 2;
-  }
-  if (!torch::cuda::is_available()) {
-    std::fprintf(stderr, "encoder: no usable GPU\n");
-    return 77;
-  }
+  if (!folklore::args{}.option("--json", json_path).read(argc, argv))
+    return std::fprintf(stderr, "usage: encoder [--json FILE]\n"), 2;
+  if (!folklore::gpu_usable("encoder")) return 77;
   torch::manual_seed(1);
   const torch::Device gpu(torch::kCUDA, 0);
-  {
-    warmup::context_scope init{"first CUDA tensor (context)"};
-    (void)torch::zeros({1}, gpu);
-  }
+  folklore::make_context(gpu);
   EncoderNet model;
   model->eval();
   {

@@ -24,13 +24,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include <warmup/profile.hpp>
 
-#include "../folklore.hpp"  // fmt, first_vs_steady: the formats check_folklore.py rebuilds
+#include "../folklore.hpp"  // args, finish; fmt, first_vs_steady: the formats check_folklore.py rebuilds
+#include "gpu_context.hpp"
 #include "resnet18.hpp"
 
 namespace {
@@ -42,12 +41,6 @@ std::string speedup(std::chrono::nanoseconds slower, std::chrono::nanoseconds fa
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2fx", double(slower.count()) / double(std::max<long long>(1, faster.count())));
   return buf;
-}
-
-bool cuda_ok(cudaError_t e, const char* what) {
-  if (e == cudaSuccess) return true;
-  std::fprintf(stderr, "precision: %s failed: %s\n", what, cudaGetErrorString(e));
-  return false;
 }
 
 const warmup::site_report* device_site(const warmup::report& r, const std::string& name) {
@@ -87,24 +80,13 @@ int print_findings(const warmup::report& r, long batch) {
 
 int main(int argc, char** argv) {
   folklore::program_name = "precision";
-  const char* json_path = nullptr;
   long batch = 32;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) json_path = argv[++i];
-    else if (std::strcmp(argv[i], "--batch") == 0 && i + 1 < argc) batch = std::strtol(argv[++i], nullptr, 10);
-    else batch = 0;
-    if (batch <= 0) return std::fprintf(stderr, "usage: precision [--batch N] [--json FILE]\n"), 2;
-  }
-  if (!torch::cuda::is_available()) {
-    std::fprintf(stderr, "precision: no usable GPU\n");
-    return 77;
-  }
+  if (!folklore::args{}.option("--batch", batch).option("--json", folklore::json_path).read(argc, argv) || batch <= 0)
+    return std::fprintf(stderr, "usage: precision [--batch N] [--json FILE]\n"), 2;
+  if (!folklore::gpu_usable("precision")) return 77;
   torch::manual_seed(1);
   const torch::Device gpu(torch::kCUDA, 0);
-  {
-    warmup::context_scope init{"first CUDA tensor (context)"};
-    (void)torch::zeros({1}, gpu);
-  }
+  folklore::make_context(gpu);
   torch::NoGradGuard no_grad;
   const torch::Dtype dtypes[] = {torch::kFloat, torch::kHalf, torch::kBFloat16};
   folklore::ResNet18 models[3];
@@ -129,8 +111,9 @@ int main(int argc, char** argv) {
   const torch::Tensor second_input = torch::randn({batch, 3, 224, 224}, gpu);
   const c10::cuda::CUDAStream side[2] = {c10::cuda::getStreamFromPool(), c10::cuda::getStreamFromPool()};
   cudaEvent_t forked = nullptr, joined[2] = {nullptr, nullptr};
-  bool ok = cuda_ok(cudaEventCreateWithFlags(&forked, cudaEventDisableTiming), "cudaEventCreateWithFlags");
-  for (cudaEvent_t& e : joined) ok = ok && cuda_ok(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  bool ok = folklore::check(cudaEventCreateWithFlags(&forked, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  for (cudaEvent_t& e : joined)
+    ok = ok && folklore::check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
   torch::Tensor outs[2];
   for (int i = 0; i < calls && ok; ++i) {
     warmup::region_scope s{"2 forwards, one after the other", stream};
@@ -139,15 +122,15 @@ int main(int argc, char** argv) {
   }
   for (int i = 0; i < calls && ok; ++i) {
     warmup::region_scope s{"2 forwards, two streams at once", stream};
-    ok = cuda_ok(cudaEventRecord(forked, stream), "cudaEventRecord");
+    ok = folklore::check(cudaEventRecord(forked, stream), "cudaEventRecord");
     for (int k = 0; k < 2 && ok; ++k) {
-      ok = cuda_ok(cudaStreamWaitEvent(side[k].stream(), forked, 0), "cudaStreamWaitEvent");
+      ok = folklore::check(cudaStreamWaitEvent(side[k].stream(), forked, 0), "cudaStreamWaitEvent");
       {
         const c10::cuda::CUDAStreamGuard on_side(side[k]);
         outs[k] = model->forward(k == 0 ? input : second_input);
       }
-      ok = ok && cuda_ok(cudaEventRecord(joined[k], side[k].stream()), "cudaEventRecord") &&
-           cuda_ok(cudaStreamWaitEvent(stream, joined[k], 0), "cudaStreamWaitEvent");
+      ok = ok && folklore::check(cudaEventRecord(joined[k], side[k].stream()), "cudaEventRecord") &&
+           folklore::check(cudaStreamWaitEvent(stream, joined[k], 0), "cudaStreamWaitEvent");
     }
   }
   torch::cuda::synchronize();
@@ -155,7 +138,7 @@ int main(int argc, char** argv) {
     if (e != nullptr) cudaEventDestroy(e);
 
   int found = 0;
-  const int status = folklore::finish(json_path, ok ? 0 : 1, [&](const warmup::report& r) { found = print_findings(r, batch); });
+  const int status = folklore::finish(ok ? 0 : 1, [&](const warmup::report& r) { found = print_findings(r, batch); });
   if (status != 0 || found != 0) return 1;
   const bool all_shaped = shaped && outs[0].sizes() == torch::IntArrayRef({batch, 1000}) &&
                           outs[1].sizes() == torch::IntArrayRef({batch, 1000});

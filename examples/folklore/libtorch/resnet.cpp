@@ -22,7 +22,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <string>
 #include <iostream>
@@ -30,6 +29,8 @@
 
 #include <warmup/profile.hpp>
 
+#include "../args.hpp"
+#include "gpu_context.hpp"
 #include "resnet18.hpp"
 
 namespace {
@@ -43,25 +44,15 @@ double ms(double ns) { return ns / 1e6; }
 int main(int argc, char** argv) {
   const char* json_path = nullptr;
   std::string prewarm;  // empty, "auto" or a count
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) json_path = argv[++i];
-    else if (std::strcmp(argv[i], "--prewarm") == 0 && i + 1 < argc) prewarm = argv[++i];
-    else return std::fprintf(stderr, "usage: resnet [--json FILE] [--prewarm auto|N]\n"), 2;
-  }
+  if (!folklore::args{}.option("--json", json_path).option("--prewarm", prewarm).read(argc, argv))
+    return std::fprintf(stderr, "usage: resnet [--json FILE] [--prewarm auto|N]\n"), 2;
   const long fixed_count = prewarm.empty() || prewarm == "auto" ? 0 : std::strtol(prewarm.c_str(), nullptr, 10);
   if (!prewarm.empty() && prewarm != "auto" && fixed_count <= 0)
     return std::fprintf(stderr, "resnet: --prewarm takes auto or a positive count\n"), 2;
-  if (!torch::cuda::is_available()) {
-    std::fprintf(stderr, "resnet: no usable GPU\n");
-    return 77;
-  }
+  if (!folklore::gpu_usable("resnet")) return 77;
   torch::manual_seed(1);
   const torch::Device gpu(torch::kCUDA, 0);
-  {
-    // PyTorch creates the context lazily, at the first tensor on the GPU.
-    warmup::context_scope init{"first CUDA tensor (context)"};
-    (void)torch::zeros({1}, gpu);
-  }
+  folklore::make_context(gpu);
   folklore::ResNet18 model;
   model->eval();
   {

@@ -34,7 +34,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -43,7 +42,8 @@
 
 #include <warmup/profile.hpp>
 
-#include "../folklore.hpp"  // fmt, first_vs_steady: the formats check_folklore.py rebuilds
+#include "../folklore.hpp"  // args, finish; fmt, first_vs_steady: the formats check_folklore.py rebuilds
+#include "gpu_context.hpp"
 
 namespace nn = torch::nn;
 using torch::autograd::Node;
@@ -243,21 +243,19 @@ int print_findings(const warmup::report& r, const std::string& tag, bool on_gpu,
 
 int main(int argc, char** argv) {
   folklore::program_name = "train";
-  const char* json_path = nullptr;
   std::string optimizer_name = "sgd", device_name = "cuda", prewarm;
   long batch = 32;
-  bool context_first = false, usage = false;
-  for (int i = 1; i < argc && !usage; ++i) {
-    if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) json_path = argv[++i];
-    else if (std::strcmp(argv[i], "--optimizer") == 0 && i + 1 < argc) optimizer_name = argv[++i];
-    else if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) device_name = argv[++i];
-    else if (std::strcmp(argv[i], "--batch") == 0 && i + 1 < argc) batch = std::strtol(argv[++i], nullptr, 10);
-    else if (std::strcmp(argv[i], "--prewarm") == 0 && i + 1 < argc) prewarm = argv[++i];
-    else if (std::strcmp(argv[i], "--context-first") == 0) context_first = true;
-    else usage = true;
-  }
+  bool context_first = false;
+  const bool read = folklore::args{}
+                        .option("--json", folklore::json_path)
+                        .option("--optimizer", optimizer_name)
+                        .option("--device", device_name)
+                        .option("--batch", batch)
+                        .option("--prewarm", prewarm)
+                        .flag("--context-first", context_first)
+                        .read(argc, argv);
   const long fixed_count = prewarm.empty() || prewarm == "auto" ? 0 : std::strtol(prewarm.c_str(), nullptr, 10);
-  const bool options_ok = !usage && (optimizer_name == "sgd" || optimizer_name == "adam") &&
+  const bool options_ok = read && (optimizer_name == "sgd" || optimizer_name == "adam") &&
                           (device_name == "cuda" || device_name == "cpu") && batch > 0 &&
                           (prewarm.empty() || prewarm == "auto" || fixed_count > 0) &&
                           !(context_first && device_name == "cpu");
@@ -267,19 +265,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   const bool on_gpu = device_name == "cuda";
-  if (on_gpu && !torch::cuda::is_available()) {
-    std::fprintf(stderr, "train: no usable GPU\n");
-    return 77;
-  }
+  if (on_gpu && !folklore::gpu_usable("train")) return 77;
   const std::string tag = optimizer_name + ", " + device_name + ", batch " + std::to_string(batch);
   std::printf("train: %s, %d iterations, %ld x 3 x 32 x 32, context %s\n", tag.c_str(), iterations, batch,
               !on_gpu ? "none (CPU)" : context_first ? "made first (--context-first)" : "made by model->to(device)");
   torch::manual_seed(1);
   const torch::Device device = on_gpu ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
-  if (context_first) {
-    warmup::context_scope init{"first CUDA tensor (context)"};
-    (void)torch::zeros({1}, device);
-  }
+  if (context_first) folklore::make_context(device);
   SmallCnn model;
   model->train();
   {
@@ -350,6 +342,6 @@ int main(int argc, char** argv) {
   if (on_gpu) torch::cuda::synchronize();
 
   int found = 0;
-  const int status = folklore::finish(json_path, 0, [&](const warmup::report& r) { found = print_findings(r, tag, on_gpu, facts); });
+  const int status = folklore::finish(0, [&](const warmup::report& r) { found = print_findings(r, tag, on_gpu, facts); });
   return status != 0 ? status : found;
 }
