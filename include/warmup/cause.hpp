@@ -41,28 +41,44 @@ static_assert(static_cast<std::size_t>(cause::waiting) + 1 == cause_count,
               "warmup: cause_count must follow the last cause");
 
 namespace detail {
+/// What a cause's `cause_time::count` counts, and so whether its `where` names something.
+enum class cause_evidence : std::uint8_t {
+  records,       ///< the records that own some of its time; `where` empty
+  cpu_samples,   ///< CPU samples outside every record: one `cause_time` per shared object, named in `where`
+  major_faults,  ///< the major page faults (reads from disk) meanwhile, the evidence for time off the CPU
+};
+
+/// Which of a cause's records the store keeps (detail/runtime/cause_store.hpp).
+enum class cause_kept : std::uint8_t {
+  always,     ///< every record, up to the store's bound
+  near_cold,  ///< a cause with a record per call (synchronisations): only a record that joins a cold
+              ///< window already closed or a first call still open, so a steady loop cannot fill the store
+};
+
 /// What the library says of a cause, in one row: each row names its cause, so a table out of
 /// the enum's order, or missing a cause, fails to compile (in_cause_order). A new cause is its
 /// enumerator and its row.
 struct cause_row {
   cause what;
-  std::string_view id;     ///< JSON and CSV
-  std::string_view words;  ///< the table
-  const char* colour;      ///< its bar in the SVG: none of the points' red, orange, blue or green
+  std::string_view id;      ///< JSON and CSV
+  std::string_view words;   ///< the table
+  const char* colour;       ///< its bar in the SVG: none of the points' red, orange, blue or green
+  cause_evidence counts;    ///< what `cause_time::count` holds (the table, the trace, the join)
+  cause_kept kept = cause_kept::always;  ///< which of its records the store keeps
 };
 inline constexpr cause_row cause_table[] = {
-    {cause::context_init, "context_init", "context init", "#8c564b"},
-    {cause::module_load, "module_load", "module loads", "#9467bd"},
-    {cause::lazy_kernel_load, "lazy_kernel_load", "lazy kernel loads", "#c5b0d5"},
-    {cause::jit_compile, "jit_compile", "JIT compilation", "#e377c2"},
-    {cause::jit_cache_load, "jit_cache_load", "JIT cache loads", "#f7b6d2"},
-    {cause::device_alloc, "device_alloc", "device alloc", "#17becf"},
-    {cause::pinned_alloc, "pinned_alloc", "pinned alloc", "#9edae5"},
-    {cause::pool_growth, "pool_growth", "pool growth", "#bcbd22"},
-    {cause::sync_wait, "sync_wait", "sync wait", "#7f7f7f"},
-    {cause::library_load, "library_load", "shared library loads", "#dbdb8d"},
-    {cause::host_code, "host_code", "host code", "#e7ba52"},
-    {cause::waiting, "waiting", "waiting off the CPU", "#8ca0c8"},
+    {cause::context_init, "context_init", "context init", "#8c564b", cause_evidence::records},
+    {cause::module_load, "module_load", "module loads", "#9467bd", cause_evidence::records},
+    {cause::lazy_kernel_load, "lazy_kernel_load", "lazy kernel loads", "#c5b0d5", cause_evidence::records},
+    {cause::jit_compile, "jit_compile", "JIT compilation", "#e377c2", cause_evidence::records},
+    {cause::jit_cache_load, "jit_cache_load", "JIT cache loads", "#f7b6d2", cause_evidence::records},
+    {cause::device_alloc, "device_alloc", "device alloc", "#17becf", cause_evidence::records},
+    {cause::pinned_alloc, "pinned_alloc", "pinned alloc", "#9edae5", cause_evidence::records},
+    {cause::pool_growth, "pool_growth", "pool growth", "#bcbd22", cause_evidence::records},
+    {cause::sync_wait, "sync_wait", "sync wait", "#7f7f7f", cause_evidence::records, cause_kept::near_cold},
+    {cause::library_load, "library_load", "shared library loads", "#dbdb8d", cause_evidence::records},
+    {cause::host_code, "host_code", "host code", "#e7ba52", cause_evidence::cpu_samples},
+    {cause::waiting, "waiting", "waiting off the CPU", "#8ca0c8", cause_evidence::major_faults},
 };
 /// Whether `table` has a row for every cause, in the enum's order.
 template <class Row, std::size_t N>
@@ -73,6 +89,45 @@ constexpr bool in_cause_order(const Row (&table)[N]) noexcept {
   return true;
 }
 static_assert(in_cause_order(cause_table), "warmup: cause_table must list every cause, in order");
+
+/// How many rows of `table` count `e`.
+template <class Row, std::size_t N>
+constexpr std::size_t rows_counting(const Row (&table)[N], cause_evidence e) noexcept {
+  std::size_t n = 0;
+  for (const Row& r : table) n += r.counts == e ? 1 : 0;
+  return n;
+}
+// The join (detail/analysis/attribution.hpp) files CPU samples under one cause and the time off
+// the CPU under one other: each evidence but records belongs to exactly one row.
+static_assert(rows_counting(cause_table, cause_evidence::cpu_samples) == 1 &&
+                  rows_counting(cause_table, cause_evidence::major_faults) == 1,
+              "warmup: one cause counts CPU samples and one counts major page faults");
+
+/// What `cause_time::count` holds for cause `c`.
+constexpr cause_evidence counted_by(cause c) noexcept { return cause_table[static_cast<std::size_t>(c)].counts; }
+
+/// The one cause whose count is `e` (cpu_samples or major_faults; see the static_assert above).
+constexpr cause cause_counting(cause_evidence e) noexcept {
+  for (const cause_row& r : cause_table)
+    if (r.counts == e) return r.what;
+  return cause_table[0].what;
+}
+
+/// Which of cause `c`'s records the store keeps.
+constexpr cause_kept kept_of(cause c) noexcept { return cause_table[static_cast<std::size_t>(c)].kept; }
+
+/// Whether a cause comes as one `cause_time` per shared object, named in its `where`.
+constexpr bool by_object(cause c) noexcept { return counted_by(c) == cause_evidence::cpu_samples; }
+
+/// What the table writes after a cause's count: "(21)", "(67 samples)", "(3 major page faults)".
+constexpr std::string_view count_unit(cause c) noexcept {
+  switch (counted_by(c)) {
+    case cause_evidence::records: return "";
+    case cause_evidence::cpu_samples: return " samples";
+    case cause_evidence::major_faults: return " major page faults";
+  }
+  return "";
+}
 }  // namespace detail
 
 /// @brief The name of a cause as written in JSON and CSV: "module_load", "jit_compile", ...

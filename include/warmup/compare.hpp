@@ -1,27 +1,28 @@
 /// @file
 /// @brief `warmup::compare`: two runs' reports side by side, per site a verdict (faster,
-/// slower, same) on the first call, the warm-up excess and the steady p50, for gating CI.
+/// slower, same) on each figure of `site_figures`, for gating CI. Its writers (the table and
+/// the JSON) are in compare_formats.hpp.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "warmup/detail/io/fields.hpp"
-#include "warmup/detail/io/text.hpp"
-#include "warmup/detail/io/text_table.hpp"
-#include "warmup/detail/io/json.hpp"
+#include "warmup/detail/io/figure_table.hpp"
 #include "warmup/merge.hpp"
 #include "warmup/report.hpp"
 
@@ -62,8 +63,8 @@ struct compare_options {
   /// nanoseconds moving by a few is timer noise.
   std::chrono::nanoseconds floor = std::chrono::microseconds{1};
   /// The same for first calls and warm-up excesses, one sample each: a cold call's run-to-run
-  /// noise on a GPU is tens of microseconds (two identical runs of examples/nccl: the first
-  /// 256 KiB all-reduce took 62.9 us, then 73.6 us: BENCHMARKS.md).
+  /// noise on a GPU is tens of microseconds (BENCHMARKS.md: the first all-reduce of two
+  /// identical runs of examples/nccl).
   std::chrono::nanoseconds first_floor = std::chrono::microseconds{50};
 };
 
@@ -91,30 +92,75 @@ struct figure_change {
   }
 };
 
-/// @brief One site present in both runs.
+namespace detail {
+
+/// A figure the comparison does not judge (a count): a member with nothing in it, in no field list.
+struct not_judged {};
+
+/// What a comparison keeps of a figure: the verdict on a host figure; on a device figure, the
+/// verdict where either run timed the device; nothing for a figure it does not judge.
+template <class Row>
+using figure_verdict = std::conditional_t<Row::judged == figure_judgement::none, not_judged,
+                                          std::conditional_t<Row::clock == figure_clock::host, figure_change,
+                                                             std::optional<figure_change>>>;
+
+/// The judged figures in the order a comparison lists them: per clock (host, then device), its
+/// cold figures (one sample each), then its steady ones, each group in the table's order.
+template <std::size_t... I>
+constexpr auto judged_order(std::index_sequence<I...>) {
+  constexpr figure_clock clocks[] = {std::tuple_element_t<I, figure_rows>::clock...};
+  constexpr figure_judgement judged[] = {std::tuple_element_t<I, figure_rows>::judged...};
+  std::pair<std::array<std::size_t, sizeof...(I)>, std::size_t> order{};
+  for (const figure_clock on : {figure_clock::host, figure_clock::device})
+    for (const bool cold : {true, false})
+      for (std::size_t i = 0; i < sizeof...(I); ++i)
+        if (judged[i] != figure_judgement::none && clocks[i] == on && (judged[i] == figure_judgement::cold) == cold)
+          order.first[order.second++] = i;
+  return order;
+}
+inline constexpr auto judged_figures = judged_order(std::make_index_sequence<figure_count>{});
+template <std::size_t K>
+using judged_row = std::tuple_element_t<judged_figures.first[K], figure_rows>;
+
+template <class F, std::size_t... K>
+void for_each_judged(F& f, std::index_sequence<K...>) {
+  (f(judged_row<K>{}), ...);
+}
+/// Calls `f(row)` for each judged figure, in the comparison's order.
+template <class F>
+void for_each_judged(F&& f) {
+  for_each_judged(f, std::make_index_sequence<judged_figures.second>{});
+}
+
+template <class T, std::size_t... K>
+constexpr auto judged_fields(std::index_sequence<K...>) {
+  return std::make_tuple(make_field(judged_row<K>::name, judged_row<K>::template member<T>())...);
+}
+/// The field list of the judged figures of `T`, in the comparison's order.
+template <class T>
+constexpr auto judged_fields() {
+  return judged_fields<T>(std::make_index_sequence<judged_figures.second>{});
+}
+
+}  // namespace detail
+
+/// @brief One site present in both runs: a verdict (`figure_change`) on each figure of
+/// `site_figures` but the count of calls: `first`, `warmup_excess` and `p50` on the host clock;
+/// `device_first` and `device_p50`, where either run timed the device (else empty).
 /// \code
 ///   for (const warmup::site_change& s : warmup::compare(base, now).sites)
 ///     if (s.regressed) std::cout << s.name << ": first call " << warmup::to_string(s.first.change) << '\n';
 /// \endcode
-struct site_change {
+struct site_change : detail::figure_set<detail::figure_verdict> {
   std::string name;              ///< the site's name
   op_kind op = op_kind::region;  ///< the site's kind
-  ///@{
-  /// Host clock: the first call, the warm-up excess and the steady p50.
-  figure_change first, warmup_excess, p50;
-  ///@}
-  ///@{
-  /// The device's first call and p50, where either run timed the device.
-  std::optional<figure_change> device_first, device_p50;
-  ///@}
   bool regressed = false;  ///< a figure is `slower`
 
   /// The members by name, in order: the JSON keys and CSV columns the library writes and reads.
   static constexpr auto fields() {
     using self = site_change;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(name), WARMUP_DETAIL_FIELD(op), WARMUP_DETAIL_FIELD(regressed),
-                           WARMUP_DETAIL_FIELD(first), WARMUP_DETAIL_FIELD(warmup_excess), WARMUP_DETAIL_FIELD(p50),
-                           WARMUP_DETAIL_FIELD(device_first), WARMUP_DETAIL_FIELD(device_p50));
+    return std::tuple_cat(std::make_tuple(WARMUP_DETAIL_FIELD(name), WARMUP_DETAIL_FIELD(op), WARMUP_DETAIL_FIELD(regressed)),
+                          detail::judged_fields<self>());
   }
 };
 
@@ -255,6 +301,13 @@ inline std::string distinct(const std::vector<merged_rank>& ranks, std::string m
   }
   return out;
 }
+
+/// The members of a compared site that hold a clock's p50 interval, low and high ends.
+constexpr std::pair<opt_ns compare_input::site::*, opt_ns compare_input::site::*> p50_interval(figure_clock c) noexcept {
+  using compared = compare_input::site;
+  return c == figure_clock::host ? std::pair{&compared::p50_low, &compared::p50_high}
+                                 : std::pair{&compared::device_p50_low, &compared::device_p50_high};
+}
 }  // namespace detail
 
 /// @brief A report as a comparison reads it.
@@ -270,9 +323,12 @@ inline compare_input compare_view(const report& r) {
   for (const site_report& s : r.sites) {
     compare_input::site c;
     static_cast<site_summary&>(c) = summarize(s);
-    if (s.host.steady) c.p50_low = s.host.steady->p50_low, c.p50_high = s.host.steady->p50_high;
-    if (s.device && s.device->calls != 0 && s.device->steady)
-      c.device_p50_low = s.device->steady->p50_low, c.device_p50_high = s.device->steady->p50_high;
+    for (const auto& [on, t] : {std::pair{detail::figure_clock::host, &s.host},
+                                std::pair{detail::figure_clock::device, detail::device_timing(s)}})
+      if (t != nullptr && t->steady) {
+        const auto [low, high] = detail::p50_interval(on);
+        c.*low = t->steady->p50_low, c.*high = t->steady->p50_high;
+      }
     in.sites.push_back(std::move(c));
   }
   return in;
@@ -288,18 +344,22 @@ inline compare_input compare_view(const merged_report& m) {
   in.setup.library_version = detail::distinct(m.ranks, &merged_rank::library_version);
   for (const merged_site& s : m.sites) {
     compare_input::site c;
-    c.name = s.name, c.op = s.op, c.first = s.first.max, c.warmup_excess = s.warmup_excess.max;
-    if (s.p50) c.p50 = s.p50->max;
-    if (s.device_first) c.device_first = s.device_first->max;
-    if (s.device_p50) c.device_p50 = s.device_p50->max;
+    c.name = s.name, c.op = s.op;
+    detail::for_each_figure([&](auto row) {
+      const auto& from = s.*(row.template member<merged_site>());
+      auto& to = c.*(row.template member<compare_input::site>());
+      if constexpr (detail::is_optional<std::decay_t<decltype(from)>>) {
+        if (from) to = from->max;
+      } else if constexpr (std::is_same_v<std::decay_t<decltype(from)>, spread>) {
+        to = from.max;
+      }  // a count summed over ranks is no rank's: left at zero
+    });
     in.sites.push_back(std::move(c));
   }
   return in;
 }
 
 namespace detail {
-
-using opt_ns = std::optional<std::chrono::nanoseconds>;
 
 /// The verdict on one figure. With both intervals, a change counts only where they do not
 /// overlap (the p50s differ at 95% confidence) and it passes the threshold; without, on the
@@ -324,11 +384,6 @@ inline figure_change judge(opt_ns base, opt_ns now, opt_ns base_low, opt_ns base
   if (change > threshold && (!intervals || *now_low > *base_high)) f.change = verdict::slower;
   else if (change < -threshold && (!intervals || *now_high < *base_low)) f.change = verdict::faster;
   return f;
-}
-
-inline std::string site_key(op_kind op, std::string_view name) {
-  std::string k(1, static_cast<char>(op));
-  return k.append(name);
 }
 
 }  // namespace detail
@@ -362,9 +417,10 @@ inline comparison compare(const compare_input& base, const compare_input& now, c
       run_setup::fields());
   if (base.what != now.what) c.notices.push_back("comparing a " + base.what + " with a " + now.what);
   std::unordered_map<std::string, const compare_input::site*> old;
-  for (const compare_input::site& s : base.sites) old.emplace(detail::site_key(s.op, s.name), &s);
+  std::string key;
+  for (const compare_input::site& s : base.sites) old.emplace(detail::site_key(s.op, s.name, key), &s);
   for (const compare_input::site& n : now.sites) {
-    const auto it = old.find(detail::site_key(n.op, n.name));
+    const auto it = old.find(detail::site_key(n.op, n.name, key));
     if (it == old.end()) {
       c.added.push_back({n.name, n.op});
       continue;
@@ -373,69 +429,35 @@ inline comparison compare(const compare_input& base, const compare_input& now, c
     old.erase(it);
     site_change s;
     s.name = n.name, s.op = n.op;
-    const auto one_sample = [&](detail::opt_ns was, detail::opt_ns is) { return detail::judge(was, is, {}, {}, {}, {}, o.threshold, o.first_floor); };
-    s.first = one_sample(b.first, n.first);
-    s.warmup_excess = one_sample(b.warmup_excess, n.warmup_excess);
-    s.p50 = detail::judge(b.p50, n.p50, b.p50_low, b.p50_high, n.p50_low, n.p50_high, o.threshold, o.floor);
-    if (b.device_first || n.device_first) {
-      s.device_first = one_sample(b.device_first, n.device_first);
-      s.device_p50 = detail::judge(b.device_p50, n.device_p50, b.device_p50_low, b.device_p50_high, n.device_p50_low,
-                                   n.device_p50_high, o.threshold, o.floor);
-    }
-    for (const figure_change* f : {&s.first, &s.warmup_excess, &s.p50})
-      s.regressed = s.regressed || f->change == verdict::slower;
-    for (const auto* f : {&s.device_first, &s.device_p50})
-      s.regressed = s.regressed || (*f && (*f)->change == verdict::slower);
+    bool device_timed = false;  // by either run: then every device figure is judged
+    detail::for_each_judged([&](auto row) {
+      const auto figure = row.template member<compare_input::site>();
+      if constexpr (decltype(row)::clock == detail::figure_clock::device)
+        device_timed = device_timed || detail::as_duration(b.*figure) || detail::as_duration(n.*figure);
+    });
+    detail::for_each_judged([&](auto row) {
+      using R = decltype(row);
+      const auto figure = R::template member<compare_input::site>();
+      detail::opt_ns intervals[4];  // base low, base high, new low, new high: for a p50 only
+      if constexpr (R::judged == detail::figure_judgement::p50) {
+        const auto [low, high] = detail::p50_interval(R::clock);
+        intervals[0] = b.*low, intervals[1] = b.*high, intervals[2] = n.*low, intervals[3] = n.*high;
+      }
+      const figure_change f =
+          detail::judge(detail::as_duration(b.*figure), detail::as_duration(n.*figure), intervals[0], intervals[1], intervals[2],
+                        intervals[3], o.threshold, R::judged == detail::figure_judgement::cold ? o.first_floor : o.floor);
+      auto& verdict_of = s.*(R::template member<site_change>());
+      if constexpr (R::clock == detail::figure_clock::host) verdict_of = f;
+      else if (device_timed) verdict_of = f;
+      s.regressed = s.regressed || (f.change == verdict::slower && (R::clock == detail::figure_clock::host || device_timed));
+    });
     c.regressed = c.regressed || s.regressed;
     c.sites.push_back(std::move(s));
   }
   for (const compare_input::site& b : base.sites)
-    if (old.count(detail::site_key(b.op, b.name)) != 0) c.removed.push_back({b.name, b.op});
+    if (old.count(detail::site_key(b.op, b.name, key)) != 0) c.removed.push_back({b.name, b.op});
   return c;
 }
-
-/// @brief A comparison as a table: per site and figure, base -> new, the ratio and the
-/// verdict; then the sites in one run only, and a last line that says whether anything
-/// regressed.
-inline void print(const comparison& c, std::ostream& os) {
-  using detail::format_duration;
-  os << "warmup compare: threshold " << detail::fmt("%.1f", c.threshold * 100) << "%, floor " << format_duration(c.floor)
-     << " (first calls " << format_duration(c.first_floor)
-     << "); p50 verdicts need the 95% intervals apart where both runs have them\n";
-  if (!c.run_changes.empty()) {
-    // Above the verdicts: a new driver or runtime explains a first call's change before the code does.
-    os << "changed between the runs (first calls depend on it):\n";
-    for (const setup_change& x : c.run_changes)
-      os << "  " << x.what << ": " << detail::printable(x.base, 200) << " -> " << detail::printable(x.now, 200) << '\n';
-  }
-  detail::text_table t({"site", "op", "figure", "base", "new", "new/base", "verdict"}, 3);
-  const auto row = [&](const site_change& s, const char* what, const figure_change& f, bool with_name) {
-    const auto cell = [](const detail::opt_ns& v) { return v ? format_duration(*v) : std::string("-"); };
-    std::string v(to_string(f.change));
-    if (f.change == verdict::slower) v = "SLOWER";
-    if (!f.basis.empty() && f.change != verdict::same) v += " (" + f.basis + ")";
-    t.row({with_name ? detail::printable(s.name, 32) : "", with_name ? std::string(to_string(s.op)) : "", what, cell(f.base),
-           cell(f.now), f.ratio ? detail::fmt("%.3f", *f.ratio) : "-", v});
-  };
-  for (const site_change& s : c.sites) {
-    row(s, "first", s.first, true);
-    row(s, "warm-up excess", s.warmup_excess, false);
-    row(s, "p50", s.p50, false);
-    if (s.device_first) row(s, "dev first", *s.device_first, false);
-    if (s.device_p50) row(s, "dev p50", *s.device_p50, false);
-  }
-  t.print(os);
-  for (const site_name& s : c.removed) os << "removed (base only): " << to_string(s.op) << " " << detail::printable(s.name, 80) << '\n';
-  for (const site_name& s : c.added) os << "added (new only): " << to_string(s.op) << " " << detail::printable(s.name, 80) << '\n';
-  for (const std::string& n : c.notices) os << "notice: " << detail::printable(n, 400) << '\n';
-  std::size_t slower = 0;
-  for (const site_change& s : c.sites) slower += s.regressed;
-  if (c.regressed) os << "REGRESSED: " << slower << " of " << c.sites.size() << " sites slower beyond the threshold\n";
-  else os << "no regression: " << c.sites.size() << " sites compared\n";
-}
-
-/// @brief A comparison as one line of JSON, schema `warmup.compare/1`.
-inline std::string to_json(const comparison& c) { return detail::document_json(compare_json_schema, c); }
 
 WARMUP_END_NAMESPACE
 

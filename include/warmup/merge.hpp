@@ -12,11 +12,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "warmup/detail/io/fields.hpp"
+#include "warmup/detail/io/figure_table.hpp"
 #include "warmup/report.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -24,24 +27,17 @@ WARMUP_BEGIN_NAMESPACE
 /// @brief The schema name a merged report carries first, under "schema".
 inline constexpr std::string_view merged_json_schema = "warmup.merged/1";
 
-/// @brief The figures of one site that merges and comparisons read, picked from its report in
-/// one place (`summarize`): a rank's summary, a merged rank's marks (`rank_figures`) and a
-/// comparison's input (`compare_input::site`) are all made of it. A new figure for them is a
-/// member here and a line in `summarize`.
+/// @brief The figures of one site that merges and comparisons read: a rank's summary, a merged
+/// rank's marks (`rank_figures`) and a comparison's input (`compare_input::site`) are all made
+/// of it. Its members are the rows of the figure table (detail/io/figure_table.hpp), each
+/// picked from the site's report there: `calls` (calls that have ended), `first` and
+/// `warmup_excess` (host), `p50` (host steady p50; empty: no steady state), `device_first` and
+/// `device_p50` (where the device was timed). A new figure is a row of that table.
 /// \code
 ///   const warmup::site_figures f = warmup::summarize(site);
 ///   if (f.p50) std::cout << f.first.count() << " ns first, " << f.p50->count() << " ns p50\n";
 /// \endcode
-struct site_figures {
-  std::uint64_t calls = 0;  ///< calls that have ended
-  std::chrono::nanoseconds first{};                ///< host time of the first call
-  std::optional<std::chrono::nanoseconds> p50;     ///< host steady p50; empty: no steady state
-  std::chrono::nanoseconds warmup_excess{};        ///< host
-  ///@{
-  /// The device's first call and steady p50, where the device was timed.
-  std::optional<std::chrono::nanoseconds> device_first, device_p50;
-  ///@}
-};
+struct site_figures : detail::figure_set<detail::figure_value> {};
 
 /// @brief One site of one rank, reduced to what a merge reads: its name and kind, and its
 /// figures (the fixed-size part of a `site_report`: detail/io/rank_wire.hpp sends it over MPI).
@@ -70,19 +66,12 @@ struct rank_summary {
   std::vector<site_summary> sites;  ///< its sites, in the report's order
 };
 
-/// @brief The summary of one site of a report: the one place its figures are picked.
+/// @brief The summary of one site of a report: each figure as its row picks it.
 inline site_summary summarize(const site_report& s) {
   site_summary out;
   out.name = s.name;
   out.op = s.op;
-  out.calls = s.calls;
-  out.first = s.host.first;
-  if (s.host.steady) out.p50 = s.host.steady->p50;
-  out.warmup_excess = s.host.warmup_excess;
-  if (s.device && s.device->calls != 0) {
-    out.device_first = s.device->first;
-    if (s.device->steady) out.device_p50 = s.device->steady->p50;
-  }
+  detail::for_each_figure([&](auto row) { out.*(row.template member<site_summary>()) = row.pick(s); });
   return out;
 }
 
@@ -134,42 +123,44 @@ struct rank_figures : site_figures {
   /// The members by name, in order: the JSON keys and CSV columns the library writes and reads.
   static constexpr auto fields() {
     using self = rank_figures;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(rank), WARMUP_DETAIL_FIELD(calls), WARMUP_DETAIL_FIELD(first),
-                           WARMUP_DETAIL_FIELD(p50), WARMUP_DETAIL_FIELD(warmup_excess),
-                           WARMUP_DETAIL_FIELD(device_first), WARMUP_DETAIL_FIELD(device_p50));
+    return std::tuple_cat(std::make_tuple(WARMUP_DETAIL_FIELD(rank)), detail::figure_fields<self>());
   }
 };
 
-/// @brief One site across ranks: the host first call, steady p50 and warm-up excess (and the
-/// device's first call and p50, where timed) as spreads over the ranks that have the site.
+namespace detail {
+/// What a merged site keeps of a figure: a count summed over ranks, a duration's spread (empty
+/// where no rank has the figure).
+template <class Value>
+struct merged_value {
+  using type = std::conditional_t<std::is_same_v<Value, std::uint64_t>, std::uint64_t,
+                                  std::conditional_t<is_optional<Value>, std::optional<spread>, spread>>;
+};
+template <class Row>
+using figure_spread = typename merged_value<typename Row::value>::type;
+}  // namespace detail
+
+/// @brief One site across ranks: each figure of `site_figures` over the ranks that have the
+/// site, a count (`calls`) summed (saturating), a duration as its spread: the host first call,
+/// steady p50 (over the ranks with a steady state) and warm-up excess, and the device's first
+/// call and p50 (over the ranks that timed the device; empty where none did).
 /// \code
 ///   for (const warmup::merged_site& s : merged.sites)
 ///     std::cout << s.name << ": first call up to " << s.first.max.count() << " ns, on rank "
 ///               << s.first.slowest_rank << '\n';
 /// \endcode
-struct merged_site {
+struct merged_site : detail::figure_set<detail::figure_spread> {
   std::string name;              ///< the site's name
   op_kind op = op_kind::region;  ///< the site's kind
   std::uint64_t ranks = 0;  ///< ranks that have the site
-  std::uint64_t calls = 0;  ///< summed over ranks (saturating)
-  spread first;  ///< the host first call
-  std::optional<spread> p50;  ///< over the ranks with a steady state
-  spread warmup_excess;  ///< the host warm-up excess
-  ///@{
-  /// The device's first call and p50, over the ranks that timed the device.
-  std::optional<spread> device_first, device_p50;
-  ///@}
   std::vector<int> missing_ranks;  ///< ranks of the merge without this site
   std::vector<rank_figures> per_rank;  ///< by rank
 
   /// The members by name, in order: the JSON keys and CSV columns the library writes and reads.
   static constexpr auto fields() {
     using self = merged_site;
-    return std::make_tuple(WARMUP_DETAIL_FIELD(name), WARMUP_DETAIL_FIELD(op), WARMUP_DETAIL_FIELD(ranks),
-                           WARMUP_DETAIL_FIELD(calls), WARMUP_DETAIL_FIELD(first), WARMUP_DETAIL_FIELD(p50),
-                           WARMUP_DETAIL_FIELD(warmup_excess), WARMUP_DETAIL_FIELD(device_first),
-                           WARMUP_DETAIL_FIELD(device_p50), WARMUP_DETAIL_FIELD(missing_ranks),
-                           WARMUP_DETAIL_FIELD(per_rank));
+    return std::tuple_cat(std::make_tuple(WARMUP_DETAIL_FIELD(name), WARMUP_DETAIL_FIELD(op), WARMUP_DETAIL_FIELD(ranks)),
+                          detail::figure_fields<self>(),
+                          std::make_tuple(WARMUP_DETAIL_FIELD(missing_ranks), WARMUP_DETAIL_FIELD(per_rank)));
   }
 };
 
@@ -227,6 +218,14 @@ struct merged_report {
 };
 
 namespace detail {
+
+/// A site's key among sites, by kind and name: the one spelling merges and comparisons match
+/// sites by. Written into `out` (reused, so a loop over sites allocates once) and returned.
+inline const std::string& site_key(op_kind op, std::string_view name, std::string& out) {
+  out.assign(1, static_cast<char>(op));
+  out.append(name);
+  return out;
+}
 
 /// The spread of one figure over `values` (value, rank), which it reorders.
 inline spread spread_of(std::vector<std::pair<std::chrono::nanoseconds, int>>& values) {
@@ -304,9 +303,7 @@ inline merged_report merge(std::vector<rank_summary> in) {
     if (std::find(versions.begin(), versions.end(), r.library_version) == versions.end())
       versions.push_back(r.library_version);
     for (site_summary& s : r.sites) {
-      key.assign(1, static_cast<char>(s.op));
-      key += s.name;
-      auto [it, fresh] = index.try_emplace(key, out.sites.size());
+      auto [it, fresh] = index.try_emplace(detail::site_key(s.op, s.name, key), out.sites.size());
       if (fresh) {
         out.sites.emplace_back();
         out.sites.back().name = std::move(s.name);
@@ -335,23 +332,20 @@ inline merged_report merge(std::vector<rank_summary> in) {
   }
 
   std::vector<std::pair<std::chrono::nanoseconds, int>> values;
-  const auto figure = [&](const merged_site& m, auto pick) -> std::optional<spread> {
-    values.clear();
-    for (const rank_figures& f : m.per_rank)
-      if (const std::optional<std::chrono::nanoseconds> v = pick(f)) values.emplace_back(*v, f.rank);
-    if (values.empty()) return std::nullopt;
-    return detail::spread_of(values);
-  };
   for (merged_site& m : out.sites) {
     m.ranks = m.per_rank.size();
-    for (const rank_figures& f : m.per_rank)
-      m.calls = m.calls + f.calls < m.calls ? ~std::uint64_t{0} : m.calls + f.calls;
-    using opt = std::optional<std::chrono::nanoseconds>;
-    m.first = *figure(m, [](const rank_figures& f) -> opt { return f.first; });
-    m.p50 = figure(m, [](const rank_figures& f) { return f.p50; });
-    m.warmup_excess = *figure(m, [](const rank_figures& f) -> opt { return f.warmup_excess; });
-    m.device_first = figure(m, [](const rank_figures& f) { return f.device_first; });
-    m.device_p50 = figure(m, [](const rank_figures& f) { return f.device_p50; });
+    detail::for_each_figure([&](auto row) {
+      auto& to = m.*(row.template member<merged_site>());
+      const auto from = row.template member<rank_figures>();
+      if constexpr (std::is_same_v<typename decltype(row)::value, std::uint64_t>) {
+        for (const rank_figures& f : m.per_rank) to = to + f.*from < to ? ~std::uint64_t{0} : to + f.*from;
+      } else {
+        values.clear();
+        for (const rank_figures& f : m.per_rank)
+          if (const detail::opt_ns v = detail::as_duration(f.*from)) values.emplace_back(*v, f.rank);
+        if (!values.empty()) to = detail::spread_of(values);  // a duration every rank has: never empty
+      }
+    });
     if (m.per_rank.size() != out.ranks.size()) {
       std::size_t k = 0;
       for (const merged_rank& r : out.ranks) {

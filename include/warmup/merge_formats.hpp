@@ -1,6 +1,7 @@
 /// @file
 /// @brief A merged report as a table, JSON (`warmup.merged/1`), CSV and an SVG with one mark
-/// per rank: the same four writers as for one report, overloaded on `merged_report`.
+/// per rank: the same four writers as for one report, overloaded on `merged_report`, and
+/// each in its format's place (`detail::format_document`, as `report_formats` lists them).
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
@@ -186,33 +187,20 @@ inline std::string to_svg(const merged_report& m) {
 
 namespace detail {
 
-/// A merged report in format `f`; empty for a trace (a merge keeps no timeline).
-inline std::optional<std::string> merged_text(const merged_report& m, report_format f) {
-  switch (f) {
-    case report_format::json: return to_json(m) + '\n';
-    case report_format::csv: return to_csv(m);
-    case report_format::svg: return to_svg(m);
-    case report_format::trace: return std::nullopt;
-    case report_format::table: break;
-  }
-  std::ostringstream os;
-  print(m, os);
-  return os.str();
-}
-
-/// The format a merged report or a comparison takes at `destination`, by the one rule for a
-/// path's format (`format_for_path`: its extension, in any case): `.json`, `.csv`, `.svg`; a
-/// `.trace.json` its JSON, as neither keeps a timeline; anything else the table (the tool's `-o`).
-inline report_format merged_format_for(std::string_view destination) noexcept {
-  const report_format_info* f = format_for_path(destination);
-  if (f == nullptr) return report_format::table;
-  return f->format == report_format::trace ? report_format::json : f->format;
-}
-
-/// A merged report in the format its destination's extension names (`merged_format_for`).
-inline std::string merged_text_for(std::string_view destination, const merged_report& m) {
-  return *merged_text(m, merged_format_for(destination));
-}
+/// A merged report's writers, one a format, nullptr where the format's row (`report_formats`)
+/// does not name a merged report: a trace, as a merge keeps no timeline.
+template <>
+struct document_writers<merged_report> {
+  static constexpr document_kind kind = document_kind::merged;
+  static constexpr format_writer<merged_report> writers[] = {
+      {report_format::table, printed<merged_report>},
+      {report_format::json, [](const merged_report& m) { return to_json(m) + '\n'; }},
+      {report_format::csv, to_csv},
+      {report_format::svg, to_svg},
+  };
+};
+static_assert(writers_match_rows(document_writers<merged_report>::writers),
+              "warmup: a merged report's writers are the formats whose rows name a merged report, each once");
 
 }  // namespace detail
 WARMUP_END_NAMESPACE

@@ -3,7 +3,7 @@
 /// `warmup::mpi`, which links MPI; the core never does).
 ///
 /// Each rank sends a fixed-size summary: 256 bytes, and 160 bytes per site (200 sites: 32.25
-/// KiB), in one `MPI_Gather` of sizes and one `MPI_Gatherv`, on a duplicate of the caller's
+/// KiB; detail/io/rank_wire.hpp), in one `MPI_Gather` of sizes and one `MPI_Gatherv`, on a duplicate of the caller's
 /// communicator whose errors return instead of aborting the job.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
@@ -99,7 +99,7 @@ inline std::optional<merged_report> gather(const report& mine, MPI_Comm comm, in
   // Everything travels in 32-byte units (the header and a site are multiples of it), so that
   // counts stay within an int up to 64 GiB at the root.
   constexpr int unit = 32;
-  static_assert(sizeof(detail::wire_rank) % unit == 0 && sizeof(detail::wire_site) % unit == 0,
+  static_assert(sizeof(detail::wire_rank) % unit == 0 && detail::wire_site::size % unit == 0,
                 "warmup: the wire records must be whole units");
   std::vector<unsigned char> bytes;
   detail::encode(summarize(mine), rank, bytes);
@@ -164,10 +164,10 @@ inline bool write_merged(std::string_view spec, MPI_Comm comm = MPI_COMM_WORLD, 
     if (!ok) std::cerr << "warmup: write_merged: " << error << "; the merged table follows instead\n";
     bool table_said = false;
     for (const report_destination& d : dests) {
-      const std::optional<std::string> text = detail::merged_text(*m, d.format);
+      const std::optional<std::string> text = detail::format_document(*m, d.format);
       if (!text) {
-        std::cerr << "warmup: write_merged: " << d.target << ": a merged report has no " << info(d.format).name
-                  << " format; the merged table follows instead\n";
+        std::cerr << "warmup: write_merged: " << d.target << ": " << detail::format_refusal(document_kind::merged, info(d.format))
+                  << "; the merged table follows instead\n";
         ok = false;
         continue;
       }

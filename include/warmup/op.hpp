@@ -33,26 +33,50 @@ static_assert(static_cast<std::size_t>(op_kind::region) + 1 == op_kind_count,
               "warmup: op_kind_count must follow the last operation kind");
 
 namespace detail {
-/// A table indexed by `op_kind`: each entry names its kind, so a table out of the enum's
-/// order or missing a kind fails to compile (detail::in_kind_order) instead of mislabelling.
-template <class T>
-struct per_kind {
-  op_kind kind;
-  T value;
-};
-template <class T, std::size_t N>
-constexpr bool in_kind_order(const per_kind<T> (&table)[N]) noexcept {
+/// Whether `table` has a row for every operation kind, in the enum's order: each row names its
+/// kind (`kind`), so a table out of order or missing a kind fails to compile instead of mislabelling.
+template <class Row, std::size_t N>
+constexpr bool in_kind_order(const Row (&table)[N]) noexcept {
   if (N != op_kind_count) return false;
   for (std::size_t i = 0; i < N; ++i)
     if (static_cast<std::size_t>(table[i].kind) != i) return false;
   return true;
 }
 
-inline constexpr per_kind<std::string_view> kind_names[] = {
-    {op_kind::context, "context"}, {op_kind::alloc, "alloc"},   {op_kind::h2d, "h2d"},       {op_kind::d2h, "d2h"},
-    {op_kind::d2d, "d2d"},         {op_kind::launch, "launch"}, {op_kind::region, "region"},
+/// What a kind's scopes and report rows do beyond timing: the flags of its row.
+struct kind_trait {
+  enum : unsigned {
+    copies = 1u << 0,         ///< moves bytes between memories: its report has a bandwidth
+    takes_bytes = 1u << 1,    ///< its scope takes a byte count, and is refused without one
+    host_side = 1u << 2,      ///< copies host memory: its scope may name it (pinned or pageable calls)
+    reads_pool = 1u << 3,     ///< allocates: on a stream, its scope reads the pool's reserved bytes
+    launches_code = 1u << 4,  ///< runs kernels: a first call slow on the host alone waited on loading or JIT
+  };
 };
-static_assert(in_kind_order(kind_names), "warmup: kind_names must list every op_kind, in order");
+
+/// What the library knows of an operation kind, in one row: a new kind is its enumerator, its
+/// tag in `namespace op` and its row here, in the enum's order (in_kind_order refuses any other).
+struct kind_row {
+  op_kind kind;
+  std::string_view name;      ///< NVTX's category, the table and JSON
+  unsigned traits;            ///< `kind_trait` flags
+  std::uint32_t nvtx_colour;  ///< ARGB: its steady calls' ranges in Nsight Systems (first calls are red)
+};
+inline constexpr kind_row kind_table[] = {
+    {op_kind::context, "context", 0, 0xFF8E6BBFu},  // violet
+    {op_kind::alloc, "alloc", kind_trait::takes_bytes | kind_trait::reads_pool, 0xFFE6A23Cu},  // amber
+    {op_kind::h2d, "h2d", kind_trait::copies | kind_trait::takes_bytes | kind_trait::host_side, 0xFF3C8DDEu},  // blue
+    {op_kind::d2h, "d2h", kind_trait::copies | kind_trait::takes_bytes | kind_trait::host_side, 0xFF2CB5A0u},  // teal
+    {op_kind::d2d, "d2d", kind_trait::copies | kind_trait::takes_bytes, 0xFF6C9E3Bu},  // green
+    {op_kind::launch, "launch", kind_trait::launches_code, 0xFF5470C6u},  // indigo
+    {op_kind::region, "region", 0, 0xFF909399u},  // grey
+};
+static_assert(in_kind_order(kind_table), "warmup: kind_table must list every op_kind, in order");
+
+/// Whether kind `k` has `trait` (a `kind_trait` flag) in its row.
+constexpr bool has_trait(op_kind k, unsigned trait) noexcept {
+  return (kind_table[static_cast<std::size_t>(k)].traits & trait) != 0;
+}
 }  // namespace detail
 
 /// @brief The short lower-case name of an operation kind, as used in NVTX, tables and JSON.
@@ -61,13 +85,14 @@ static_assert(in_kind_order(kind_names), "warmup: kind_names must list every op_
 ///   std::cout << warmup::to_string(warmup::op_kind::launch);  // "launch"
 /// \endcode
 constexpr std::string_view to_string(op_kind k) noexcept {
-  return detail::kind_names[static_cast<std::size_t>(k)].value;
+  return detail::kind_table[static_cast<std::size_t>(k)].name;
 }
 
 /// @brief Tag types that select a scope's policy: `warmup::scope<warmup::op::h2d>`.
 ///
 /// Copies (`h2d`, `d2h`, `d2d`) take a byte count and report bandwidth; `alloc` takes a byte
-/// count; `context`, `launch` and `region` take none.
+/// count; `context`, `launch` and `region` take none. A tag names its kind; what its scope takes
+/// and reports is that kind's row in `detail::kind_table`.
 /// \code
 ///   warmup::scope<warmup::op::launch> s{"gemm", stream};
 /// \endcode
@@ -124,9 +149,10 @@ struct region {
 }  // namespace op
 
 /// @brief Whether an operation kind moves bytes between memories (and so reports bandwidth).
-constexpr bool is_copy(op_kind k) noexcept {
-  return k == op_kind::h2d || k == op_kind::d2h || k == op_kind::d2d;
-}
+/// \code
+///   if (warmup::is_copy(site.op)) std::cout << site.name << " moved " << site.bytes->total << " bytes\n";
+/// \endcode
+constexpr bool is_copy(op_kind k) noexcept { return detail::has_trait(k, detail::kind_trait::copies); }
 
 WARMUP_END_NAMESPACE
 

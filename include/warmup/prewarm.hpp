@@ -155,7 +155,7 @@ prewarm_status prewarm_kernels(Kernels*... kernels) {
 prewarm_status prewarm_pool(std::size_t bytes, cudaStream_t stream = nullptr);
 
 /// @brief Pinned (page-locked) host memory, allocated once: copies from it run at full speed and
-/// without the driver's staging, and pinning (0.5 ms a MiB, BENCHMARKS.md) is paid here, not in the first
+/// without the driver's staging, and pinning (its cost per MiB is in BENCHMARKS.md) is paid here, not in the first
 /// copy. Freed by the destructor (`cudaFreeHost`, which may wait for the device). Measured as
 /// the alloc site "warmup::pinned_buffer".
 /// \code

@@ -33,8 +33,8 @@
 ///   here, prewarms cuBLAS (target `warmup::cublas`);
 /// - not included here, for programs that read reports rather than measure (a measuring
 ///   program does not compile them): read.hpp, reports back from JSON; merge.hpp (with
-///   merge_formats.hpp), many ranks' reports as one; compare.hpp, two runs' verdicts (the
-///   `warmup-report` tool is built on these); mpi.hpp gathers the ranks over MPI (target
+///   merge_formats.hpp), many ranks' reports as one; compare.hpp (with compare_formats.hpp),
+///   two runs' verdicts (the `warmup-report` tool is built on these); mpi.hpp gathers the ranks over MPI (target
 ///   `warmup::mpi`);
 /// - config.hpp: version, namespaces, `WARMUP_DISABLE`, which removes every measurement while
 ///   keeping every type;

@@ -6,9 +6,12 @@
 #include "warmup/config.hpp"
 
 #include <cstddef>
+#include <iosfwd>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "warmup/csv.hpp"
@@ -29,30 +32,68 @@ enum class report_format {
   svg     ///< a picture (`to_svg`), `.svg`
 };
 
-/// @brief One report format: its name (after a colon in a destination), the file extension that
-/// picks it, and its writer.
+/// @brief The kinds of document written in these formats: one run's report, a merge of many
+/// ranks' reports (merge.hpp), a comparison of two runs (compare.hpp).
+enum class document_kind : unsigned char {
+  report,     ///< `warmup::report`
+  merged,     ///< `warmup::merged_report`
+  comparison  ///< `warmup::comparison`
+};
+
+/// @brief A kind of document as messages name it: "report", "merged report", "comparison".
+constexpr std::string_view to_string(document_kind k) noexcept {
+  switch (k) {  // no default: a new kind without its name is a -Wswitch warning
+    case document_kind::report: return "report";
+    case document_kind::merged: return "merged report";
+    case document_kind::comparison: return "comparison";
+  }
+  return "report";
+}
+
+namespace detail {
+/// The kinds `kinds` as a set, a bit each: a format's `documents`.
+template <class... Kinds>
+constexpr unsigned kinds_of(Kinds... kinds) noexcept {
+  return ((1u << static_cast<unsigned>(kinds)) | ... | 0u);
+}
+}  // namespace detail
+
+/// @brief One format: its name (after a colon in a destination), the file extension that picks
+/// it, the kinds of document written in it, and a report's writer. A merged report's and a
+/// comparison's writers are beside them (merge_formats.hpp, compare_formats.hpp), one for each
+/// format whose row names their kind, checked against it at compile time.
 /// \code
 ///   const std::string json = warmup::info(warmup::report_format::json).write(warmup::snapshot());
+///   const bool pictured = warmup::info(warmup::report_format::svg).writes(warmup::document_kind::merged);
 /// \endcode
 struct report_format_info {
   report_format format;         ///< the format
   std::string_view name;        ///< its name: "json"
   std::string_view extension;   ///< the file extension that picks it: ".json"
   std::string (*write)(const report&);  ///< its writer: the whole document, as a file holds it
+  unsigned documents;  ///< the kinds of document written in it, a bit per `document_kind`
+
+  /// @brief Whether a document of kind `k` is written in this format.
+  constexpr bool writes(document_kind k) const noexcept { return (documents >> static_cast<unsigned>(k)) & 1u; }
 };
 
-/// @brief Every report format, the one list that destinations, `format_report` and the tests
-/// read. A new format is a writer and a line here.
+/// @brief Every format, the one list that destinations, `format_report`, `warmup-report`'s
+/// `-o`, `warmup::mpi::write_merged` and the tests read. A new format is a writer per kind of
+/// document it writes and a line here.
 /// \code
 ///   for (const auto& f : warmup::report_formats) std::cout << f.name << ": *" << f.extension << '\n';
 /// \endcode
 inline constexpr report_format_info report_formats[] = {
-    {report_format::table, "table", ".txt",
-     [](const report& r) { return detail::table_text(r); }},
-    {report_format::json, "json", ".json", [](const report& r) { return to_json(r) + "\n"; }},
-    {report_format::csv, "csv", ".csv", [](const report& r) { return to_csv(r); }},
-    {report_format::trace, "trace", ".trace.json", [](const report& r) { return to_trace(r) + "\n"; }},
-    {report_format::svg, "svg", ".svg", [](const report& r) { return to_svg(r); }},
+    {report_format::table, "table", ".txt", [](const report& r) { return detail::table_text(r); },
+     detail::kinds_of(document_kind::report, document_kind::merged, document_kind::comparison)},
+    {report_format::json, "json", ".json", [](const report& r) { return to_json(r) + "\n"; },
+     detail::kinds_of(document_kind::report, document_kind::merged, document_kind::comparison)},
+    {report_format::csv, "csv", ".csv", [](const report& r) { return to_csv(r); },
+     detail::kinds_of(document_kind::report, document_kind::merged)},
+    {report_format::trace, "trace", ".trace.json", [](const report& r) { return to_trace(r) + "\n"; },
+     detail::kinds_of(document_kind::report)},  // a timeline: one run's report only
+    {report_format::svg, "svg", ".svg", [](const report& r) { return to_svg(r); },
+     detail::kinds_of(document_kind::report, document_kind::merged)},
 };
 
 /// @brief The entry of `report_formats` for `f`.
@@ -89,11 +130,88 @@ inline const report_format_info* format_for_path(std::string_view path) noexcept
   return found;
 }
 
-/// "'.txt', '.json', ...": the extensions that pick a format, for messages.
+/// ".txt, .json, ...": the extensions that pick a format, for messages.
 inline std::string format_extensions() {
   std::string out;
   for (const report_format_info& f : report_formats) out += (out.empty() ? "" : ", ") + std::string(f.extension);
   return out;
+}
+
+/// Why a document of kind `k` is not written in format `f`, naming the extensions of those it
+/// is written in: "a merged report has no trace format (it is written as .txt, .json, .csv,
+/// .svg)"; empty where it is.
+inline std::string format_refusal(document_kind k, const report_format_info& f) {
+  if (f.writes(k)) return {};
+  std::string them;
+  for (const report_format_info& g : report_formats)
+    if (g.writes(k)) them += (them.empty() ? "" : ", ") + std::string(g.extension);
+  return "a " + std::string(to_string(k)) + " has no " + std::string(f.name) +
+         " format (it is written as " + them + ")";
+}
+
+/// The one rule for where a document of kind `k` goes: the format whose extension ends `path`
+/// (`format_for_path`, in any case); nullptr where none does (the caller decides: the table,
+/// or a refusal); nullptr too, with `error` saying why (`format_refusal`), where that format
+/// does not write a document of kind `k`.
+inline const report_format_info* format_for_path(std::string_view path, document_kind k, std::string& error) {
+  const report_format_info* f = format_for_path(path);
+  if (f == nullptr || f->writes(k)) return f;
+  error = format_refusal(k, *f);
+  return nullptr;
+}
+
+/// The writers of one kind of document besides a report (whose writers are its rows' `write`),
+/// one a format in `report_formats`' order, each nullptr where that format's row does not name
+/// the kind: nvbench's printer with an empty hook for what it does not print. A specialisation
+/// per kind (merge_formats.hpp, compare_formats.hpp) holds `kind` and `writers`.
+template <class Document>
+struct document_writers;
+
+/// The table `print` writes of a document, as a string: each kind's writer in the table format.
+/// (The stream a parameter, so that this header needs only <iosfwd>: the kinds' headers, which
+/// instantiate it, include <sstream>.)
+template <class Document, class Stream = std::ostringstream>
+std::string printed(const Document& d) {
+  Stream os;
+  print(d, os);
+  return os.str();
+}
+
+/// A document's writer in one format: the format and the writer.
+template <class Document>
+struct format_writer {
+  report_format format;
+  std::string (*write)(const Document&);
+};
+
+/// Whether a kind's writers are exactly the formats whose rows name the kind, each once: checked
+/// where each kind's writers are defined. A format that does not write the kind has no entry,
+/// so a new format for one run's reports is its row alone.
+template <class Document, std::size_t N>
+constexpr bool writers_match_rows(const format_writer<Document> (&writers)[N]) noexcept {
+  std::size_t named = 0;
+  for (const report_format_info& row : report_formats) named += row.writes(document_writers<Document>::kind) ? 1u : 0u;
+  if (N != named) return false;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (writers[i].write == nullptr || !info(writers[i].format).writes(document_writers<Document>::kind)) return false;
+    for (std::size_t j = 0; j < i; ++j)
+      if (writers[j].format == writers[i].format) return false;
+  }
+  return true;
+}
+
+/// A document in format `f`, through its kind's writer; empty where the format does not write it.
+template <class Document>
+std::optional<std::string> format_document(const Document& d, report_format f) {
+  std::string (*write)(const Document&) = nullptr;
+  if constexpr (std::is_same_v<Document, report>) {
+    write = info(f).write;
+  } else {
+    for (const format_writer<Document>& w : document_writers<Document>::writers)
+      if (w.format == f) write = w.write;
+  }
+  if (write == nullptr) return std::nullopt;
+  return write(d);
 }
 
 }  // namespace detail

@@ -16,7 +16,10 @@
 /// and plugins do: one registry, one report (detail/process.hpp). Each shared library built light
 /// needs its own such file where it is built with `-fvisibility=hidden`.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
 
 #include "warmup/profile.hpp"
 // What profile.hpp leaves out when this file is built light.
 #include "warmup/detail/runtime/runtime.hpp"
+
+#include "warmup/detail/header_end.hpp"

@@ -37,12 +37,17 @@ WARMUP_END_NAMESPACE
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
+// What a scope of `Op` does beyond timing is its kind's row in op.hpp (`kind_trait`).
+/// Copies and allocations, which take a byte count.
 template <class Op>
-inline constexpr bool takes_bytes = is_copy(Op::kind) || Op::kind == op_kind::alloc;
-/// Byte counts may be of any integer type (`int`, `long`, `size_t`, ...), but not `bool`.
+inline constexpr bool takes_bytes = has_trait(Op::kind, kind_trait::takes_bytes);
 /// Copies with a host side, which may say where their host memory is.
 template <class Op>
-inline constexpr bool has_host_side = Op::kind == op_kind::h2d || Op::kind == op_kind::d2h;
+inline constexpr bool has_host_side = has_trait(Op::kind, kind_trait::host_side);
+/// Allocations, which on a stream read the pool's reserved bytes around the call.
+template <class Op>
+inline constexpr bool reads_pool = has_trait(Op::kind, kind_trait::reads_pool);
+/// Byte counts may be of any integer type (`int`, `long`, `size_t`, ...), but not `bool`.
 template <class T>
 inline constexpr bool is_byte_count = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
@@ -90,7 +95,7 @@ WARMUP_BEGIN_NAMESPACE
 ///   }
 /// \endcode
 template <class Op>
-class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind::alloc> {
+class scope : private detail::pool_reading<WARMUP_ENABLED && detail::reads_pool<Op>> {
  public:
   /// @brief Host timing only.
   explicit scope(std::string_view name) noexcept {
@@ -138,7 +143,7 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
 
   /// @brief A copy of `bytes` bytes on `stream` from or to `host` (h2d and d2h): the report
   /// counts the calls whose host memory was pinned and those where it was pageable (one driver
-  /// lookup, 0.2 us in BENCHMARKS.md, outside the measured time).
+  /// lookup, whose cost BENCHMARKS.md gives, outside the measured time).
   /// \code
   ///   warmup::h2d_scope s{"upload", bytes, stream, host_buffer};
   ///   cudaMemcpyAsync(dev, host_buffer, bytes, cudaMemcpyHostToDevice, stream);
@@ -210,7 +215,7 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
     // The cold window begins where the call's time does: with the first driver probe, if it
     // carried one, so that its causes split the same time as the site's first call.
     if (index == 0 || after_idle) site_->cold_call_ends(index, start_ > carried_ ? start_ - carried_ : 0, stop, after_idle);
-    if constexpr (Op::kind == op_kind::alloc) {
+    if constexpr (detail::reads_pool<Op>) {
       if (this->pool_before_)
         if (const auto after = detail::pool_reserved(stream_))
           site_->pool_reserved(index, *this->pool_before_, *after);
@@ -253,7 +258,7 @@ class scope : private detail::pool_reading<WARMUP_ENABLED && Op::kind == op_kind
       s->count_untimed(mark_.why);
     }
     // Memory signals (detail/record/memory_probe.hpp): driver calls, once CUDA was seen working.
-    if constexpr (Op::kind == op_kind::alloc) {
+    if constexpr (detail::reads_pool<Op>) {
       if (device_timed_) this->pool_before_ = detail::pool_reserved(stream);
     }
     if constexpr (detail::has_host_side<Op>) {

@@ -437,7 +437,7 @@ SPECIFICATIONS = [
     ("docs/ranks-and-runs.md", "1.5 GiB", "10^5 ranks x 200 sites of per-rank figures, the plan's arithmetic"),
     ("include/warmup/mpi.hpp", "32.25 KiB", "256 + 200 x 160 bytes, the wire format's size"),
     ("include/warmup/detail/record/log_histogram.hpp", "1.5 KiB", "three blocks of 64 8-byte counters"),
-    ("include/warmup/detail/analysis/attribution.hpp", "8 MiB", "2^18 records of 32 bytes"),
+    ("include/warmup/detail/runtime/cause_store.hpp", "8 MiB", "2^18 records of 32 bytes"),
     ("include/warmup/detail/analysis/cpu_samples.hpp", "4 s", "4096 samples at 1 ms"),
     ("include/warmup/detail/analysis/cpu_tick_source.hpp", "4 ms", "1/250 s, the kernel's tick at HZ=250"),
     ("include/warmup/detail/record/recurrence.hpp", "0.2 to 1 ms", "2^20 ticks at 1 to 5 GHz"),
@@ -544,6 +544,12 @@ def figures(pages=None):
                 checked += 1
                 if ("*", figure) in spec or (page, figure) in spec:
                     continue
+                if page.endswith(".hpp"):
+                    # A header holds code and the why of it; its figures would go stale beside a
+                    # benchmark that moves, so it names the section and quotes nothing.
+                    bad.append(f"{page}:{line}: {figure!r}, a measured figure in a header: say what "
+                               "BENCHMARKS.md measures and where, without the figure")
+                    continue
                 if cited:
                     if not any(figure in w for w in where):
                         bad.append(f"{page}:{line}: {figure!r} is not a figure of the sections of {' or '.join(cited)} "
@@ -551,20 +557,28 @@ def figures(pages=None):
                     continue
                 bad.append(f"{page}:{line}: {figure!r}, a measured figure outside {' and '.join(FIGURE_HOMES)}: "
                            "link to its home instead (or, if it is a setting or a limit, add it to SPECIFICATIONS)")
+    for page, text in pages.items():
+        if page.endswith(".hpp"):
+            for m in re.finditer(r"\b[Ii]ssues? #?\d+", text):
+                bad.append(f"{page}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)!r}: a header holds code "
+                           "and its reasons, not history; the issue belongs in docs/ or the commit message")
     assert checked, "no figure found: the search is broken"
     assert not bad, f"{len(bad)} figures out of place:\n" + "\n".join(bad)
     return f"{checked} figures in {len(pages)} pages and headers, each cited from its home or a specification"
 
 
 def figures_catches():
-    """figures fails on a stale copy of a benchmark's figure and on a figure with no home."""
+    """figures fails on a stale copy of a benchmark's figure, on a figure with no home, and on a
+    header that quotes a figure or an issue."""
     planted = {
         "a stale copy of a cited figure": "A light file compiles in 0.76 s ([BENCHMARKS.md](../BENCHMARKS.md)).\n",
         "a figure with no home": "A host-timed scope costs 1.3 to 1.4 times two reads of the counter.\n",
+        "a header quoting a cited figure": "/// A light file compiles in 0.75 s (BENCHMARKS.md).\nint x;\n",
+        "a header's history": "/// Kept apart since issue 35.\nint x;\n",
     }
     for what, paragraph in planted.items():
         pages = figure_pages()
-        pages["docs/planted.md"] = paragraph
+        pages["include/warmup/planted.hpp" if paragraph.startswith("///") else "docs/planted.md"] = paragraph
         try:
             figures(pages)
         except AssertionError as e:
@@ -621,7 +635,8 @@ def headers():
     # never included: the umbrella must compile with warmup::warmup alone. Nor are the headers
     # that read reports instead of measuring: every instrumented file would compile them.
     # runtime.hpp includes the umbrella: it compiles the runtime for files built light.
-    optional = {"cublas.hpp", "mpi.hpp", "read.hpp", "merge.hpp", "merge_formats.hpp", "compare.hpp", "runtime.hpp"}
+    optional = {"cublas.hpp", "mpi.hpp", "read.hpp", "merge.hpp", "merge_formats.hpp", "compare.hpp", "compare_formats.hpp",
+                "runtime.hpp"}
     missing = [n for n in names if f'#include "warmup/{n}"' not in umbrella and n not in optional]
     assert not missing, f"profile.hpp does not include {missing}"
     included = [n for n in optional if f'#include "warmup/{n}"' in umbrella]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds small programs with the flags users build with, and runs them. No GPU needed.
 
-usage: check_flags.py TEST --cxx CXX [--nvcc NVCC] --include DIR [--include DIR...] --cuda-lib DIR
+usage: check_flags.py TEST --cxx CXX [--nvcc NVCC] --include DIR --cuda-lib DIR [--program PATH]
 TEST:
   mixed          files built with and without WARMUP_DISABLE in one program, both link orders,
                  at -O0: the measuring files' sites are exact, the others absent
@@ -22,8 +22,18 @@ TEST:
                  anchor, plugins built hidden (one with a version script that makes everything
                  local but its entry point), loaded RTLD_LOCAL: one table and one report at exit
                  holding every copy's calls, a plugin unloaded before the exit included; a plugin
-                 of another release (another anchor layout) writes its own report beside the
+                 of another release (another WARMUP_ABI_VERSION) writes its own report beside the
                  program's, tagged with the pid, and each report's notices say what it lacks
+  versions       two versions of the library in one program (a copy of the headers one
+                 WARMUP_ABI_VERSION on): a program and its linked library of one, a plugin of the
+                 other, default and hidden visibility: no code shared, each version's report
+                 holding its own calls, each saying what it lacks
+  one_file       what one file meets: the WARMUP_* macros the headers leave (only the public ones,
+                 KEPT), each public header alone and the umbrella light and disabled; headers
+                 included one after another, each an outermost header of its own, compile (the
+                 helper macros come back), and so does --program's, built and run; the symbols are
+                 in the inline namespace of the headers' WARMUP_ABI_VERSION (both copies); a second
+                 copy of the headers in the file is refused with the library's sentence
   strict         -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Werror: every
                  public header (light, and under WARMUP_DISABLE), and a program that instantiates
                  every public template, whole (each header alone is packaging.headers')
@@ -35,12 +45,14 @@ TEST:
                  the wrapper is checked with the toolkit on -isystem, and the output says so
 """
 import argparse
+import concurrent.futures
 import fcntl
 import glob
 import hashlib
 import shutil
 import subprocess
 import os
+import re
 import sys
 import tempfile
 
@@ -66,11 +78,13 @@ class Build:
         self.libs = ["-L" + args.cuda_lib, "-Wl,-rpath," + args.cuda_lib, "-lcudart", "-ldl", "-lpthread"]
         self.digest = None
 
-    def obj(self, src, out, flags):
-        """`src` compiled with `flags`, copied to `out`. With --objects, each (compiler, source,
-        flags, headers) is compiled once for every test of the build, and kept while none of
-        them changes: a test that needs an object another is compiling waits for it."""
-        command = [self.a.cxx, "-std=c++17", "-c", os.path.join(HERE, src)] + self.inc + flags
+    def obj(self, src, out, flags, include=None):
+        """`src` compiled with `flags` (against the headers in `include`, else --include's),
+        copied to `out`. With --objects, each (compiler, source, flags, headers) is compiled once
+        for every test of the build, and kept while none of them changes: a test that needs an
+        object another is compiling waits for it."""
+        inc = self.inc if include is None else ["-I" + include] + self.inc[1:]
+        command = [self.a.cxx, "-std=c++17", "-c", os.path.join(HERE, src)] + inc + flags
         path = os.path.join(self.tmp, out)
         if not self.a.objects:
             sh(command + ["-o", path])
@@ -101,6 +115,28 @@ class Build:
             h.update(f"{compiler}\0{st.st_mtime_ns}\0{st.st_size}".encode())
             self.digest = h.hexdigest()
         return self.digest
+
+    def other_version(self):
+        """A copy of the headers one version on: WARMUP_ABI_VERSION + 1, so its inline namespace
+        and its anchor's layout too, as the next release has them. Made once for the tests of a
+        build (in --objects, named by the headers' digest, so that its objects are kept too)."""
+        base = self.a.objects or self.tmp
+        os.makedirs(base, exist_ok=True)
+        root = os.path.join(base, "other_version_" + self.headers()[:16])
+        with open(root + ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not os.path.isdir(root):
+                shutil.rmtree(root + ".tmp", ignore_errors=True)
+                shutil.copytree(self.a.include, os.path.join(root + ".tmp", "include"))
+                config = os.path.join(root + ".tmp", "include", "warmup", "config.hpp")
+                with open(config) as f:
+                    text, n = re.subn(r"#define WARMUP_ABI_VERSION (\d+)",
+                                      lambda m: f"#define WARMUP_ABI_VERSION {int(m.group(1)) + 1}", f.read())
+                assert n == 1, "config.hpp defines WARMUP_ABI_VERSION once"
+                with open(config, "w") as f:
+                    f.write(text)
+                os.replace(root + ".tmp", root)
+        return os.path.join(root, "include")
 
     def link(self, objs, out):
         exe = os.path.join(self.tmp, out)
@@ -310,30 +346,178 @@ def no_export(b):
     one_report([host, hidden, scripted], {"libs.shared": 40, "libs.b": 40},
                "a program without warmup, two plugins loaded RTLD_LOCAL, twice")
 
-    # A plugin of another release (its anchor's layout version differs) cannot share: it keeps
-    # its sites and writes its own report beside the program's, tagged with its pid, never over
-    # it; each report says what it is and what it lacks.
+    # A plugin of another release (another WARMUP_ABI_VERSION: its anchor's layout and its
+    # namespace differ) cannot share: it keeps its sites and writes its own report beside the
+    # program's, tagged with its pid, never over it; each report says what it is and what it lacks.
     other = os.path.join(b.tmp, "libb_other_release.so")
-    sh([b.a.cxx, "-shared", b.obj("lib_b.cpp", "b_other.o", flags + ["-DWARMUP_DETAIL_TEST_ANCHOR_VERSION=99"]),
-        "-o", other] + b.libs)
+    sh([b.a.cxx, "-shared", b.obj("lib_b.cpp", "b_other.o", flags, include=b.other_version()), "-o", other] + b.libs)
     os.remove(report)
-    r = warmup_check.run([program, other], timeout=60, env={"WARMUP_REPORT": f"stderr,{report}"})
-    assert r.returncode == 1 and r.stdout.strip() == "shared 20, a 0, b 0", (r.returncode, r.stdout, r.stderr)
+    lines.append("a plugin of another release: " + kept_apart(b, [program, other], report, {"libs.shared": 20}))
+    return "\n".join(lines)
+
+
+def kept_apart(b, command, report, calls):
+    """Runs `command`, a program whose last argument is a plugin of another version of the library
+    (the program's main is shared_main): the program's report holds `calls`, and names the plugin
+    as a copy whose sites it lacks; the plugin's report, beside it and tagged with the pid, holds
+    the plugin's calls and says it is a second copy's. Returns what it saw, in words."""
+    plugin = os.path.basename(command[-1])
+    r = warmup_check.run(command, timeout=60, env={"WARMUP_REPORT": f"stderr,{report}"})
+    # shared_main exits 1: its own snapshot lacks the plugin's calls.
+    printed = f"shared {calls.get('libs.shared', 0)}, a {calls.get('libs.a', 0)}, b 0"
+    assert r.returncode == 1 and r.stdout.strip() == printed, (r.returncode, r.stdout, r.stderr)
     assert r.stderr.count("warmup report") == 2, ("a table of each", r.stderr)
     main = warmup_check.load_report(report)
-    beside = glob.glob(os.path.join(b.tmp, "no_export.*.json"))
+    stem = os.path.splitext(report)[0]
+    beside = glob.glob(stem + ".*.json")
     assert len(beside) == 1, ("the second copy's report, beside the program's", os.listdir(b.tmp))
     apart = warmup_check.load_report(beside[0])
     assert apart["identity"]["pid"] == main["identity"]["pid"] and beside[0].endswith(f".{main['identity']['pid']}.json"), beside
-    calls = {s["name"]: s["calls"] for s in main["sites"]}
+    got = {s["name"]: s["calls"] for s in main["sites"]}
     apart_calls = {s["name"]: s["calls"] for s in apart["sites"]}
-    assert calls == {"libs.shared": 20} and apart_calls == {"libs.shared": 20, "libs.b": 20}, (calls, apart_calls)
+    assert got == calls and apart_calls == {"libs.shared": 20, "libs.b": 20}, (got, apart_calls)
     said = [n for n in main["notices"] if "second copy of warmup" in n]
-    assert len(said) == 1 and "libb_other_release.so" in said[0] and "not in this report" in said[0], main["notices"]
+    assert len(said) == 1 and plugin in said[0] and "not in this report" in said[0], main["notices"]
     said_apart = [n for n in apart["notices"] if "this is the report of a second copy of warmup" in n]
-    assert len(said_apart) == 1 and "libb_other_release.so" in said_apart[0], apart["notices"]
-    lines.append(f"a plugin of another release: the program's report {calls} names it: {said[0]!r}; "
-                 f"its own beside it ({os.path.basename(beside[0])}): {apart_calls}")
+    assert len(said_apart) == 1 and plugin in said_apart[0], apart["notices"]
+    return (f"the program's report {got} names it: {said[0]!r}; "
+            f"its own beside it ({os.path.basename(beside[0])}): {apart_calls}")
+
+
+def versions(b):
+    """Two versions of the library in one program: shared_main and lib_a built with these
+    headers, lib_b (the plugin) with a copy one version on, at default and at hidden visibility.
+    The versions share no symbol but the anchor's (their namespaces differ), so neither calls
+    the other's code; the plugin finds an anchor of another layout and keeps apart."""
+    lines = []
+    shared = [SHARING, "-fPIC", "-fvisibility=default"]
+    lib_a = os.path.join(b.tmp, "liba_versions.so")
+    sh([b.a.cxx, "-shared", b.obj("lib_a.cpp", "a_default.o", shared), "-o", lib_a] + b.libs)
+    exe = os.path.join(b.tmp, "versions_main")
+    sh([b.a.cxx, b.obj("shared_main.cpp", "main_default.o", [SHARING, "-fvisibility=default"]), lib_a, "-o", exe,
+        "-Wl,-rpath," + b.tmp] + b.libs)
+    for visibility in ("default", "hidden"):
+        plugin = os.path.join(b.tmp, f"libb_next_version_{visibility}.so")
+        flags = [SHARING, "-fPIC", f"-fvisibility={visibility}"]
+        sh([b.a.cxx, "-shared", b.obj("lib_b.cpp", f"b_next_{visibility}.o", flags, include=b.other_version()),
+            "-o", plugin] + b.libs)
+        report = os.path.join(b.tmp, f"versions_{visibility}.json")
+        said = kept_apart(b, [exe, plugin], report, {"libs.shared": 21, "libs.a": 1})
+        lines.append(f"a program and its library of one version, a plugin of the next ({visibility}): {said}")
+    return "\n".join(lines)
+
+
+# The WARMUP_* macros a file that includes warmup keeps, each with the reason: the public ones, and
+# those a public macro's expansion names. Every other is a helper, undefined at the end of the
+# outermost header (include/warmup/detail/macros_end.hpp).
+KEPT = {
+    "WARMUP_VERSION_MAJOR": "public: the version, for #if in programs (config.hpp)",
+    "WARMUP_VERSION_MINOR": "public: the version (config.hpp)",
+    "WARMUP_VERSION_PATCH": "public: the version (config.hpp)",
+    "WARMUP_VERSION_STRING": "public: the version as the report writes it (config.hpp, docs/reports.md)",
+    "WARMUP_ABI_VERSION": "public: the inline namespace's and the anchor's version (config.hpp, docs/design.md); "
+                          "a second copy's config.hpp meets it, and every later header's namespace names it",
+    "WARMUP_ENABLED": "public: WARMUP_DISABLE as 0 or 1 for #if (config.hpp); every later header reads it",
+    "WARMUP_SCOPE": "public (scope.hpp, docs/scopes-and-builds.md)",
+    "WARMUP_FUNC_SCOPE": "public (scope.hpp, docs/scopes-and-builds.md)",
+    "WARMUP_DETAIL_SCOPE": "WARMUP_SCOPE expands to it",
+    "WARMUP_DETAIL_CONCAT": "WARMUP_SCOPE's expansion names it",
+    "WARMUP_DETAIL_CONCAT_": "WARMUP_DETAIL_CONCAT expands to it",
+    "WARMUP_DETAIL_FIRST": "WARMUP_DETAIL_SCOPE's expansion names it",
+    "WARMUP_DETAIL_FIRST_": "WARMUP_DETAIL_FIRST expands to it",
+}
+SECOND_COPY = "a second copy of warmup's headers in this file"
+
+
+def kept_macros(b, text, flags):
+    """The library's macros (WARMUP_*, CUDA_WARMUP*, cuda_warmup*) that a file of `text` has
+    defined at its end, less those its command line defines."""
+    src = os.path.join(b.tmp, f"macros_{hashlib.sha256((text + ' '.join(flags)).encode()).hexdigest()[:12]}.cpp")
+    with open(src, "w") as f:
+        f.write(text)
+    names = set()
+    for path in (src, os.devnull):
+        r = warmup_check.run([b.a.cxx, "-std=c++17", "-dM", "-E", "-x", "c++", path] + b.inc + flags)
+        assert r.returncode == 0, (text, flags, r.stderr)
+        found = set(re.findall(r"^#define ((?:WARMUP_|CUDA_WARMUP|cuda_warmup)\w*)", r.stdout, re.M))
+        names = found if path == src else names - found
+    return names
+
+
+def one_file(b):
+    """Compiles are independent: they run side by side, the longest (whole) first."""
+    headers = sorted(os.path.basename(h) for h in glob.glob(os.path.join(b.a.include, "warmup", "*.hpp")))
+    mpi = mpi_include_flags()
+    if mpi is None:
+        headers.remove("mpi.hpp")
+    other = b.other_version()
+
+    def write(name, text):
+        path = os.path.join(b.tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    # Headers one after another, each an outermost header of its own: the helper macros come back.
+    # Whole (light and disabled: strict's file of every header, and --program).
+    after = write("one_after_another.cpp", "".join(f"#include <warmup/{h}>\n" for h in
+                                                   ["profile.hpp"] + [h for h in headers if h != "profile.hpp"]))
+
+    def one_after_another():
+        sh([b.a.cxx, "-std=c++17", "-fsyntax-only", after] + b.inc + (mpi or []))
+        return f"{len(headers)} public headers one after another, whole: compiles"
+
+    # The version is in the symbol names: a file's code is in the inline namespace of its
+    # headers' WARMUP_ABI_VERSION (and of the configuration), whichever copy of the headers.
+    names = write("names.cpp", '#include <warmup/scope.hpp>\nvoid names() { WARMUP_SCOPE("x"); }\n')
+
+    def symbols_named(include, mode, suffix):
+        with open(os.path.join(include, "warmup", "config.hpp")) as f:
+            version = re.search(r"#define WARMUP_ABI_VERSION (\d+)", f.read()).group(1)
+        obj = os.path.join(b.tmp, f"names_{len(suffix)}_{hashlib.sha256(include.encode()).hexdigest()[:8]}.o")
+        sh([b.a.cxx, "-std=c++17", "-O0", "-c", names, "-o", obj, "-I" + include] + b.inc[1:] + [mode])
+        spaces = set(re.findall(r"cuda_warmup::(\w+)::", warmup_check.run(["nm", "-C", obj]).stdout))
+        assert spaces == {f"v{version}{suffix}"}, (include, mode, spaces)
+        return f"WARMUP_ABI_VERSION {version}, {mode}: every symbol in cuda_warmup::v{version}{suffix}"
+
+    # A second copy of the headers, one version on, reached by its own path in a file that has
+    # the first: refused, with the library's sentence. The control includes the first copy's own
+    # config.hpp by its path: #pragma once skips it, and the file compiles.
+    second = write("second_copy.cpp", '#include <warmup/scope.hpp>\n#include WARMUP_TEST_CONFIG\n'
+                                      'int main() { WARMUP_SCOPE("x"); }\n')
+
+    def second_copy(include, refused):
+        config = os.path.abspath(os.path.join(include, "warmup", "config.hpp"))
+        r = warmup_check.run([b.a.cxx, "-std=c++17", "-fsyntax-only", "-DWARMUP_LIGHT", second] + b.inc +
+                             [f'-DWARMUP_TEST_CONFIG="{config}"'])
+        said = r.stdout + r.stderr
+        assert (r.returncode != 0) == refused and (SECOND_COPY in said) == refused, (config, r.returncode, said[-3000:])
+        return (f"a second copy of the headers in one file: refused ({SECOND_COPY!r})" if refused else
+                "the first copy's own config.hpp again, by its path: compiles")
+
+    # What each file keeps: each public header alone (whole), the umbrella light and disabled.
+    cases = [(f"#include <warmup/{h}>\n", [] if h != "mpi.hpp" else mpi) for h in headers]
+    cases += [("#include <warmup/profile.hpp>\n", [mode]) for mode in ("-DWARMUP_LIGHT", "-DWARMUP_DISABLE")]
+    cases += [("#include <warmup/runtime.hpp>\n", ["-DWARMUP_LIGHT"])]
+    jobs = [one_after_another] + [lambda i=i, m=m, x=x: symbols_named(i, m, x) for i in (b.a.include, other)
+                                  for m, x in (("-DWARMUP_LIGHT", ""), ("-DWARMUP_DISABLE", "_off"))]
+    jobs += [lambda i=i, r=r: second_copy(i, r) for i, r in ((other, True), (b.a.include, False))]
+    jobs += [lambda c=c: kept_macros(b, *c) for c in cases]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        done = list(pool.map(lambda job: job(), jobs))
+    lines, kept = [l for l in done if isinstance(l, str)], [k for k in done if isinstance(k, set)]
+    for (text, flags), names_kept in zip(cases, kept):
+        left = sorted(names_kept - set(KEPT))
+        assert not left, (f"{text.strip()} {' '.join(flags)} leaves helper macros in the user's file: {left}; "
+                          "undefine them in include/warmup/detail/macros_end.hpp (or, if public, add them to KEPT with the reason)")
+    seen = set().union(*kept)
+    assert seen >= set(KEPT), f"KEPT names macros no header defines any more: {sorted(set(KEPT) - seen)}"
+    lines.append(f"{len(cases)} files (each public header alone; the umbrella light and disabled): "
+                 f"only {len(KEPT)} public macros kept")
+    if b.a.program:
+        r = warmup_check.run([b.a.program], timeout=60)
+        assert r.returncode == 0, (b.a.program, r.stdout, r.stderr)
+        lines.append(f"{os.path.basename(b.a.program)}: every public header after the umbrella, built and run")
     return "\n".join(lines)
 
 
@@ -394,7 +578,8 @@ def strict(b):
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
-    p.add_argument("test", choices=["mixed", "light", "only_scope", "no_exceptions", "global_name", "before_main", "shared_libs", "no_export", "strict"])
+    p.add_argument("test", choices=["mixed", "light", "only_scope", "no_exceptions", "global_name", "before_main", "shared_libs", "no_export",
+                                    "versions", "one_file", "strict"])
     p.add_argument("--cxx", required=True)
     p.add_argument("--nvcc")
     p.add_argument("--include", required=True)
@@ -403,6 +588,8 @@ if __name__ == "__main__":
     p.add_argument("--visibility", action="append", choices=["default", "hidden"],
                    help="shared_libs: only these visibilities (default: both)")
     p.add_argument("--objects", help="a folder where the tests of one build keep the objects they compile")
+    p.add_argument("--program", help="one_file: a program built from a file of every public header, after the umbrella, "
+                                     "under WARMUP_DISABLE (packaging's disable/usage.cpp): it must run")
     a = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         print(globals()[a.test](Build(a, tmp)))

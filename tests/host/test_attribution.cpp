@@ -21,6 +21,7 @@
 #include "warmup/detail/analysis/cpu_sampler.hpp"
 #include "warmup/detail/analysis/host_probe.hpp"
 #include "warmup/detail/io/print.hpp"
+#include "warmup/detail/runtime/cause_store.hpp"
 #include "warmup/detail/runtime/clock.hpp"
 #include "warmup/detail/runtime/snapshot.hpp"
 #include "../support/partition.hpp"
@@ -37,6 +38,11 @@ namespace {
 
 std::uint64_t ns(warmup::cause c, const warmup::detail::split& s) { return s.ns[static_cast<std::size_t>(c)]; }
 std::uint64_t count(warmup::cause c, const warmup::detail::split& s) { return s.count[static_cast<std::size_t>(c)]; }
+
+// The join as snapshot() makes it: the process's cause store, samples named by shared object.
+warmup::attribution attribute(const std::vector<cold_window>& windows, const warmup::timing& t) {
+  return warmup::detail::attribute(windows, t, warmup::detail::cause_records(), warmup::detail::object_of);
+}
 
 // A split is a partition of its window: its causes add up to `named`, within the window, and
 // `covered` is the same time as spans.
@@ -135,7 +141,7 @@ TEST_CASE("the causes partition the call: they add up to what is named, within t
   warmup::steady_state st;
   st.p50 = std::chrono::nanoseconds{200};
   t.steady = st;
-  const warmup::attribution a = warmup::detail::attribute({{t0, t0 + 1000, 99}}, t);
+  const warmup::attribution a = attribute({{t0, t0 + 1000, 99}}, t);
   CHECK(a.call.count() == 1000);
   CHECK(a.excess.count() == 800);
   REQUIRE(a.causes.size() == 2);
@@ -159,7 +165,7 @@ TEST_CASE("the causes partition the call: they add up to what is named, within t
 
   st.p50 = std::chrono::nanoseconds{700};  // named (600) now exceeds the excess (300)
   t.steady = st;
-  const warmup::attribution over = warmup::detail::attribute({{t0, t0 + 1000, 99}}, t);
+  const warmup::attribution over = attribute({{t0, t0 + 1000, 99}}, t);
   CHECK(over.excess.count() == 300);
   CHECK(over.named.count() == 600);
   CHECK(over.unattributed.count() == -300);
@@ -169,7 +175,7 @@ TEST_CASE("the causes partition the call: they add up to what is named, within t
   store.add({cause::jit_compile, t0 + 2100, t0 + 2400, 99});
   st.p50 = std::chrono::nanoseconds{200};
   t.steady = st;
-  const warmup::attribution two = warmup::detail::attribute({{t0, t0 + 1000, 99}, {t0 + 2000, t0 + 2500, 99}}, t);
+  const warmup::attribution two = attribute({{t0, t0 + 1000, 99}, {t0 + 2000, t0 + 2500, 99}}, t);
   CHECK(two.calls == 2);
   CHECK(two.call.count() == 1500);
   CHECK(two.excess.count() == 1100);
@@ -186,7 +192,7 @@ TEST_CASE("a first call's stretches stop at span_limit, and the report counts th
   for (std::size_t i = 0; i < n; ++i)  // one record every 10 ns, causes alternating: n stretches
     store.add({i % 2 ? cause::device_alloc : cause::lazy_kernel_load, t0 + 10 * i, t0 + 10 * i + 5, 98});
   warmup::timing t;
-  const warmup::attribution a = warmup::detail::attribute({{t0, t0 + 10 * n, 98}}, t);
+  const warmup::attribution a = attribute({{t0, t0 + 10 * n, 98}}, t);
   CHECK(a.spans.size() == warmup::attribution::span_limit);
   CHECK(a.spans_left_out == 40);
   CHECK(a.named.count() == static_cast<long long>(5 * n));  // the totals keep every record
@@ -570,7 +576,7 @@ TEST_CASE("CPU samples of one object in several cold calls make one host_code ca
     call.samples = {{at, kernel_pc, 300}};  // 300 ns of CPU time since the tick was armed (at 0)
     cause_records().add_samples(thread, call);
   }
-  const warmup::attribution a = warmup::detail::attribute({{t0, t0 + 1'000, thread}, {t0 + 2'000, t0 + 3'000, thread}}, {});
+  const warmup::attribution a = attribute({{t0, t0 + 1'000, thread}, {t0 + 2'000, t0 + 3'000, thread}}, {});
   std::vector<const warmup::cause_time*> host;
   for (const auto& c : a.causes)
     if (c.what == cause::host_code) host.push_back(&c);

@@ -206,9 +206,9 @@ TEST_CASE("a copy whose variable is empty takes the anchor the environment names
   d::process_anchor* const mine = d::anchor();
   REQUIRE(mine != nullptr);
   REQUIRE(d::published_anchor() == mine);
-  d::process_anchor* const saved = __atomic_exchange_n(&WARMUP_DETAIL_ANCHOR, nullptr, __ATOMIC_ACQ_REL);
+  d::process_anchor* const saved = __atomic_exchange_n(d::anchor_symbol(), nullptr, __ATOMIC_ACQ_REL);
   d::process_anchor* const found = d::find_anchor();
-  d::process_anchor* const now = __atomic_exchange_n(&WARMUP_DETAIL_ANCHOR, saved, __ATOMIC_ACQ_REL);
+  d::process_anchor* const now = __atomic_exchange_n(d::anchor_symbol(), saved, __ATOMIC_ACQ_REL);
   CHECK(found == mine);
   CHECK(now == mine);  // and this copy's variable now holds it, for copies that find the variable
   CHECK(saved == mine);
@@ -226,7 +226,7 @@ TEST_CASE("a copy kept apart writes beside the process's report, which names it"
     // before; here only the notice, which a child's board says again.
     const d::published_text image = d::publish_text(nullptr);
     const std::string value = std::string(image.text, 33) + "/opt/other/libplugin.so\n";
-    if (::setenv(WARMUP_DETAIL_APART_VARIABLE, value.c_str(), 1) != 0) _exit(2);
+    if (::setenv(d::apart_variable, value.c_str(), 1) != 0) _exit(2);
     d::say_what_is_apart();
     for (const std::string& n : d::notice_board().all())
       if (n.find("a second copy of warmup") != std::string::npos && n.find("/opt/other/libplugin.so") != std::string::npos)

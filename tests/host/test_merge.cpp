@@ -1,161 +1,26 @@
-// Reports read back from JSON, merged across ranks, compared between runs, and packed for MPI:
-// the parser's edge cases, a round trip of every field, the spreads' arithmetic, the verdicts'
-// rules, and the wire format's limits.
+// Merges (merge.hpp) and their writers (merge_formats.hpp): the figures each summary picks, the
+// spreads' arithmetic, ranks renumbered and noticed, the table, the SVG and each format's writer.
 #include "catch.hpp"
 
-#include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <sys/stat.h>
-#include <unistd.h>
-
+#include "../support/rank_summaries.hpp"
 #include "warmup/compare.hpp"
-#include "warmup/detail/io/rank_wire.hpp"
 #include "warmup/detail/io/text_table.hpp"
 #include "warmup/merge.hpp"
 #include "warmup/merge_formats.hpp"
-#include "warmup/profile.hpp"
 #include "warmup/read.hpp"
+#include "warmup/report_file.hpp"
 
 using namespace std::chrono_literals;
 using ns = std::chrono::nanoseconds;
-
-namespace {
-bool parses(const std::string& text, std::string* error = nullptr) {
-  warmup::detail::json_value v;
-  warmup::detail::json_parser p(text);
-  const bool ok = p.parse(v);
-  if (error != nullptr) *error = p.error();
-  return ok;
-}
-
-warmup::rank_summary rank_of(std::optional<int> rank, std::vector<warmup::site_summary> sites,
-                             std::string version = "0.1.0") {
-  warmup::rank_summary r;
-  r.rank = rank;
-  r.host = "h";
-  r.library_version = std::move(version);
-  r.sites = std::move(sites);
-  return r;
-}
-
-warmup::site_summary site(std::string name, ns first, std::optional<ns> p50, std::uint64_t calls = 10) {
-  warmup::site_summary s;
-  s.name = std::move(name);
-  s.first = first;
-  s.p50 = p50;
-  s.calls = calls;
-  return s;
-}
-}  // namespace
-
-TEST_CASE("the JSON parser takes what RFC 8259 allows and says where it refuses the rest") {
-  CHECK(parses(R"({"a": [1, -2.5e-3, true, false, null, "x\u00e9\ud83d\ude00\n"], "b": {}})"));
-  CHECK(parses("  [ ]  "));
-  std::string e;
-  CHECK_FALSE(parses("{\"a\": 01}", &e));
-  CHECK_FALSE(parses("[1,]", &e));
-  CHECK(e.find("line 1, column 4") != std::string::npos);
-  CHECK_FALSE(parses("{\"a\" 1}", &e));
-  CHECK(e.find("expected ':'") != std::string::npos);
-  CHECK_FALSE(parses("[1] x", &e));
-  CHECK(e.find("text after the JSON value") != std::string::npos);
-  CHECK_FALSE(parses("\"\\q\"", &e));
-  CHECK(e.find("unknown escape") != std::string::npos);
-  CHECK_FALSE(parses("[1.]", &e));
-  CHECK_FALSE(parses("\"\\u12\"", &e));
-  CHECK_FALSE(parses("\n\n  nul", &e));
-  CHECK(e.find("line 3, column 3") != std::string::npos);
-  CHECK(parses(std::string(64, '[') + std::string(64, ']')));
-  CHECK_FALSE(parses(std::string(65, '[') + std::string(65, ']'), &e));
-  CHECK(e.find("deeper than 64") != std::string::npos);
-
-  warmup::detail::json_value v;
-  warmup::detail::json_parser p(R"("\ud83d\ude00 \udc00 \u0041")");
-  REQUIRE(p.parse(v));
-  CHECK(v.text == "\xF0\x9F\x98\x80 \xEF\xBF\xBD A");  // a pair, a lone low surrogate (U+FFFD), a letter
-}
-
-TEST_CASE("a report read back from its JSON writes the same JSON: every field is read") {
-  for (int i = 0; i < 80; ++i) {
-    warmup::region_scope s{"merge test: round trip"};
-  }
-  {
-    warmup::h2d_scope c{"merge test: copy", std::size_t{1} << 20};
-  }
-  warmup::report r = warmup::snapshot();
-  r.identity.rank = 3;
-  r.identity.world_size = 8;
-  warmup::device_description d;
-  d.name = "a \"quoted\" GPU\n";
-  d.uuid = "GPU-00000000-0000-0000-0000-000000000000";
-  d.event_pair_floor = 1247ns;
-  r.device = d;
-  REQUIRE_FALSE(r.sites.empty());
-  r.sites.front().host.first = ns{INT64_MAX};  // beyond a double's 2^53: must come back exact
-  r.sites.front().notes.push_back("a note with \xC3\xA9 and a tab\t");
-  const std::string json = warmup::to_json(r);
-  std::string error;
-  const std::optional<warmup::report> back = warmup::read_report(json, error);
-  REQUIRE(back);
-  CHECK(error.empty());
-  CHECK(warmup::to_json(*back) == json);
-  CHECK(back->sites.front().host.first == ns{INT64_MAX});
-  CHECK(*back->identity.rank == 3);
-  // The call times the trace and the picture draw come back too, so those are drawn again whole.
-  CHECK(back->call_times_recorded);
-  CHECK(back->sites.front().first_calls == r.sites.front().first_calls);
-  REQUIRE(back->sites.front().timeline.size() == r.sites.front().timeline.size());
-  CHECK(back->sites.front().timeline.front().host_start == r.sites.front().timeline.front().host_start);
-  CHECK(warmup::to_svg(*back) == warmup::to_svg(r));
-  CHECK(warmup::to_trace(*back) == warmup::to_trace(r));
-
-  // The same text as a merged report is refused, naming both schemas.
-  CHECK_FALSE(warmup::read_merged(json, error));
-  CHECK(error.find("warmup.report/3") != std::string::npos);
-  CHECK(error.find("warmup.merged/1") != std::string::npos);
-}
-
-TEST_CASE("a warmup.report/2 report reads, and its missing call times are said to be missing") {
-  {
-    warmup::region_scope s{"merge test: schema 2"};
-  }
-  const warmup::report r = warmup::snapshot();
-  std::string json = warmup::to_json(r);
-  // What a /2 writer wrote: the same document without the call times.
-  const auto cut = [&](const std::string& key) {
-    for (std::size_t at; (at = json.find(",\"" + key + "\":[")) != std::string::npos;) {
-      std::size_t depth = 0, end = at + key.size() + 5;  // just after the list's [
-      for (; end < json.size(); ++end) {
-        if (json[end] == '[') ++depth;
-        if (json[end] == ']' && depth-- == 0) break;
-      }
-      json.erase(at, end + 1 - at);
-    }
-  };
-  cut("first_calls");
-  cut("timeline");
-  json.replace(json.find("warmup.report/3"), 15, "warmup.report/2");
-  std::string error;
-  const std::optional<warmup::report> back = warmup::read_report(json, error);
-  REQUIRE(back);
-  CHECK_FALSE(back->call_times_recorded);
-  const warmup::site_report* site = back->find(warmup::op_kind::region, "merge test: schema 2");
-  REQUIRE(site != nullptr);
-  CHECK(site->first_calls.empty());
-  CHECK(site->host.first == r.find(warmup::op_kind::region, "merge test: schema 2")->host.first);
-  CHECK(warmup::to_svg(*back).find("call times not in this report (warmup.report/2)") != std::string::npos);
-  CHECK(warmup::to_svg(r).find("call times not in this report") == std::string::npos);
-  CHECK(warmup::to_trace(*back).find("no call times") != std::string::npos);
-
-  json.replace(json.find("warmup.report/2"), 15, "warmup.report/1");
-  CHECK_FALSE(warmup::read_report(json, error));
-  CHECK(error.find("reads warmup.report/3 and warmup.report/2") != std::string::npos);
-}
+using summaries::rank_of;
+using summaries::site;
 
 TEST_CASE("merge: min, lower median and max over ranks, the slowest rank, calls summed") {
   std::vector<warmup::rank_summary> in;
@@ -242,139 +107,6 @@ TEST_CASE("merge numbers ranks by input order where ranks are missing or repeate
   CHECK(warmup::to_svg(empty).find("</svg>") != std::string::npos);
 }
 
-TEST_CASE("compare: threshold, floor and the p50 intervals each decide") {
-  using warmup::verdict;
-  warmup::compare_input base, now;
-  const auto add = [](warmup::compare_input& in, const char* name, ns first, ns p50, std::optional<ns> lo, std::optional<ns> hi) {
-    warmup::compare_input::site s;
-    s.name = name, s.first = first, s.p50 = p50, s.p50_low = lo, s.p50_high = hi;
-    in.sites.push_back(s);
-  };
-  add(base, "apart", 10ms, 100us, 98us, 102us);
-  add(now, "apart", 10ms, 120us, 118us, 122us);        // +20%, intervals apart: slower
-  add(base, "overlap", 10ms, 100us, 80us, 130us);
-  add(now, "overlap", 10ms, 120us, 90us, 150us);       // +20%, intervals overlap: same
-  add(base, "small", 10ms, 100us, 99us, 101us);
-  add(now, "small", 10ms, 105us, 104us, 106us);        // +5%, apart: under the threshold, same
-  add(base, "small gain", 10ms, 100us, 99us, 101us);
-  add(now, "small gain", 10ms, 95us, 94us, 96us);      // -5%, apart: under the threshold, same
-  add(base, "tiny", 10ms, 30ns, 29ns, 31ns);
-  add(now, "tiny", 10ms, 60ns, 59ns, 61ns);            // 2x, but 30 ns: within the floor
-  add(base, "no interval", 10ms, 100us, {}, {});
-  add(now, "no interval", 13ms, 80us, {}, {});         // first +30%: slower; p50 -20%: faster
-  add(base, "gone", 1ms, 1us, {}, {});
-  add(now, "new", 1ms, 1us, {}, {});
-  const warmup::comparison c = warmup::compare(base, now);
-  const auto find = [&](const char* name) -> const warmup::site_change& {
-    for (const auto& s : c.sites)
-      if (s.name == name) return s;
-    FAIL(name);
-    return c.sites.front();
-  };
-  CHECK(find("apart").p50.change == verdict::slower);
-  CHECK(find("apart").p50.basis == "interval");
-  CHECK(find("overlap").p50.change == verdict::same);
-  CHECK(find("small").p50.change == verdict::same);
-  CHECK(find("small gain").p50.change == verdict::same);
-  CHECK(find("tiny").p50.change == verdict::same);
-  CHECK(find("tiny").p50.basis == "floor");
-  CHECK(find("no interval").first.change == verdict::slower);
-  CHECK(find("no interval").p50.change == verdict::faster);
-  CHECK(find("no interval").p50.basis == "threshold");
-  CHECK(c.regressed);
-  REQUIRE(c.removed.size() == 1);
-  CHECK(c.removed[0].name == "gone");
-  REQUIRE(c.added.size() == 1);
-  CHECK(c.added[0].name == "new");
-
-  // A first call is one sample: a change within the first-call floor is noise, whatever its ratio.
-  warmup::compare_input b2, n2;
-  add(b2, "cold", 60us, 10us, {}, {});
-  add(n2, "cold", 100us, 10us, {}, {});  // +67%, 40 us
-  CHECK(warmup::compare(b2, n2).sites[0].first.change == verdict::same);
-  CHECK(warmup::compare(b2, n2).sites[0].first.basis == "floor");
-  warmup::compare_options strict;
-  strict.first_floor = 10us;
-  CHECK(warmup::compare(b2, n2, strict).sites[0].first.change == verdict::slower);
-
-  warmup::compare_options loose;
-  loose.threshold = 0.5;
-  CHECK_FALSE(warmup::compare(base, now, loose).regressed);
-
-  // The table as printed: a verdict says what decided it, except "same", which needs no reason.
-  std::ostringstream table;
-  warmup::print(c, table);
-  INFO(table.str());
-  CHECK(table.str().find("SLOWER (interval)") != std::string::npos);
-  CHECK(table.str().find("faster (threshold)") != std::string::npos);
-  CHECK(table.str().find("same (") == std::string::npos);
-
-  // A ratio from the smallest base there is: 1 ns.
-  warmup::compare_input b3, n3;
-  add(b3, "one ns", 1ns, 1ns, {}, {});
-  add(n3, "one ns", 2ns, 1ns, {}, {});
-  const warmup::comparison one = warmup::compare(b3, n3);
-  REQUIRE(one.sites[0].first.ratio);
-  CHECK(*one.sites[0].first.ratio == 2.0);
-}
-
-TEST_CASE("compare lists what changed between the runs' setups, above the verdicts and in its JSON") {
-  warmup::report a;
-  warmup::device_description d;
-  d.name = "NVIDIA H100 80GB HBM3";
-  d.driver_version = 12040, d.runtime_version = 12040;
-  a.device = d;
-  a.module_loading = "LAZY (the default)", a.jit_cache = "enabled", a.attribution_source = "cupti", a.cpu_sampling = "off";
-  a.identity.library_version = "0.1.0";  // not this build's version, which moves
-  warmup::site_report s;
-  s.name = "forward", s.calls = 1, s.host.calls = 1, s.host.first = 5ms;
-  a.sites.push_back(s);
-
-  const warmup::comparison same = warmup::compare(warmup::compare_view(a), warmup::compare_view(a));
-  CHECK(same.run_changes.empty());
-  std::ostringstream plain;
-  warmup::print(same, plain);
-  CHECK(plain.str().find("changed between the runs") == std::string::npos);
-  CHECK(warmup::to_json(same).find("\"run_changes\":[]") != std::string::npos);
-
-  warmup::report b = a;
-  b.device->driver_version = 12080, b.device->runtime_version = 12090;
-  b.module_loading = "EAGER", b.jit_cache = "disabled", b.attribution_source = "off";
-  b.cpu_sampling = "every 1000 us in first calls, weighted by CPU time";
-  b.identity.library_version = "0.2.0";
-  const warmup::comparison c = warmup::compare(warmup::compare_view(a), warmup::compare_view(b));
-  std::vector<std::string> what;
-  for (const warmup::setup_change& x : c.run_changes) what.push_back(x.what + ": " + x.base + " -> " + x.now);
-  CHECK(what == std::vector<std::string>{"driver: 12.4 -> 12.8", "runtime: 12.4 -> 12.9",
-                                         "module_loading: LAZY (the default) -> EAGER", "jit_cache: enabled -> disabled",
-                                         "attribution: cupti -> off",
-                                         "cpu_sampling: off -> every 1000 us in first calls, weighted by CPU time",
-                                         "library_version: 0.1.0 -> 0.2.0"});
-  std::ostringstream text;
-  warmup::print(c, text);
-  const std::size_t block = text.str().find("changed between the runs"), table = text.str().find("\nsite ");
-  REQUIRE(block != std::string::npos);
-  CHECK(block < table);
-  CHECK(text.str().find("  driver: 12.4 -> 12.8\n") != std::string::npos);
-  CHECK(warmup::to_json(c).find(R"("run_changes":[{"what":"driver","base":"12.4","now":"12.8"},)") != std::string::npos);
-
-  // Another GPU is a change of setup too; one run without a GPU reads "none". What a merged
-  // report does not carry (the driver) is never compared.
-  b = a;
-  b.device->name = "NVIDIA H200";
-  CHECK(warmup::compare(warmup::compare_view(a), warmup::compare_view(b)).run_changes.at(0).now == "NVIDIA H200");
-  b.device.reset();
-  const warmup::comparison none = warmup::compare(warmup::compare_view(a), warmup::compare_view(b));
-  REQUIRE(none.run_changes.size() == 1);
-  CHECK(none.run_changes[0].what == "gpu");
-  CHECK(none.run_changes[0].now == "none");
-  std::vector<warmup::rank_summary> ranks;
-  ranks.push_back(warmup::summarize(a));
-  ranks.back().rank = 0;
-  const warmup::comparison merged = warmup::compare(warmup::compare_view(a), warmup::compare_view(warmup::merge(std::move(ranks))));
-  CHECK(merged.run_changes.empty());
-}
-
 TEST_CASE("a site's figures are picked once: a summary, a merged rank's marks and a comparison agree") {
   warmup::site_report s;
   s.name = "step", s.op = warmup::op_kind::launch, s.calls = 40;
@@ -418,82 +150,33 @@ TEST_CASE("a site's figures are picked once: a summary, a merged rank's marks an
   CHECK(warmup::to_json(m).find(R"("per_rank":[{"rank":5,"calls":40,"first":9000000,"p50":100000,"warmup_excess":3000000,"device_first":8000000,"device_p50":90000}])") != std::string::npos);
 }
 
-TEST_CASE("the MPI wire format: fixed sizes, long names kept apart, bad bytes refused") {
-  namespace d = warmup::detail;
-  STATIC_REQUIRE(d::wire_bytes(200) == 256 + 200 * 160);
-  warmup::rank_summary r = rank_of(7, {});
-  r.host = std::string(100, 'h');  // cut to fit
-  r.device = "NVIDIA H200";
-  const std::string long_a = std::string(120, 'x') + "a", long_b = std::string(120, 'x') + "b";
-  r.sites = {site("short", 5ms, 7us, 42), site(long_a, 1ms, {}), site(long_b, 2ms, {}),
-             site(std::string(90, 'y') + "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9", 3ms, {})};
-  r.sites[0].device_first = 4ms;
-  std::vector<unsigned char> bytes;
-  d::encode(r, 7, bytes);
-  REQUIRE(bytes.size() == d::wire_bytes(4));
-  warmup::rank_summary back;
-  REQUIRE(d::decode(bytes.data(), bytes.size(), back));
-  CHECK(*back.rank == 7);
-  CHECK(back.host == std::string(63, 'h'));
-  CHECK(back.device == "NVIDIA H200");
-  REQUIRE(back.sites.size() == 4);
-  CHECK(back.sites[0].name == "short");
-  CHECK(back.sites[0].calls == 42);
-  CHECK(back.sites[0].p50 == 7us);
-  CHECK(back.sites[0].device_first == 4ms);
-  CHECK_FALSE(back.sites[0].device_p50);
-  CHECK(back.sites[1].name != back.sites[2].name);  // one beginning, two sites
-  CHECK(back.sites[1].name.size() < 104);
-  CHECK(back.sites[1].name.find("...#") == 86);
-  // A cut never splits a character: the name is still UTF-8.
-  CHECK(warmup::detail::repair_utf8(back.sites[3].name, warmup::detail::controls::keep_line_breaks) == back.sites[3].name);
-
-  CHECK_FALSE(d::decode(bytes.data(), bytes.size() - 1, back));  // short
-  std::vector<unsigned char> bad = bytes;
-  bad[0] ^= 1;  // not the magic
-  CHECK_FALSE(d::decode(bad.data(), bad.size(), back));
-  bad = bytes;
-  bad[256 + 48] = 200;  // an operation kind that does not exist
-  CHECK_FALSE(d::decode(bad.data(), bad.size(), back));
-}
-
-TEST_CASE("a merged report's or a comparison's format: WARMUP_REPORT's rule, the extension in any case") {
-  using warmup::report_format;
-  using warmup::detail::merged_format_for;
-  for (const char* p : {"m.json", "M.JSON", "out/m.Json", "m.trace.json", "m.TRACE.JSON"}) CHECK(merged_format_for(p) == report_format::json);
-  for (const char* p : {"m.csv", "M.CSV"}) CHECK(merged_format_for(p) == report_format::csv);
-  for (const char* p : {"x2.svg", "X2.SVG"}) CHECK(merged_format_for(p) == report_format::svg);
-  for (const char* p : {"-", "m.txt", "M.TXT", "m", "m.jsonx", "json"}) CHECK(merged_format_for(p) == report_format::table);
-}
-
-TEST_CASE("a file is read back whole whatever errno held before: only a read that failed is retried") {
-  char path[] = "/tmp/warmup-read-XXXXXX";
-  const int fd = ::mkstemp(path);
-  REQUIRE(fd >= 0);
-  const std::string text(100'000, 'x');  // more than one read's buffer
-  REQUIRE(::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
-  ::close(fd);
-  std::string error;
-  errno = EINTR;  // left over from an earlier call: says nothing of the reads to come
-  const std::optional<std::string> back = warmup::read_text_file(path, error);
-  ::unlink(path);
-  REQUIRE(back);
-  CHECK(*back == text);
-}
-
-TEST_CASE("only a regular file is read back: a FIFO, a device or a directory is refused at once") {
-  char dir[] = "/tmp/warmup-read-XXXXXX";
-  REQUIRE(::mkdtemp(dir) != nullptr);
-  const std::string fifo = std::string(dir) + "/fifo.json";
-  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-  for (const std::string& path : {fifo, std::string("/dev/null"), std::string(dir)}) {
-    CAPTURE(path);
-    std::string error;
-    CHECK_FALSE(warmup::read_text_file(path, error));  // a FIFO nobody writes: no wait
-    CHECK(error.find(path + ": not a regular file") == 0);
-  }
-  ::unlink(fifo.c_str());
-  ::rmdir(dir);
+TEST_CASE("a summary's device figures: the first call where the device timed one, its p50 only with a steady state") {
+  warmup::site_report s;
+  s.name = "once on the device";
+  s.op = warmup::op_kind::launch;
+  s.calls = s.host.calls = 1;
+  s.host.first = 7ms;
+  warmup::timing dev;
+  dev.calls = 1;
+  dev.first = 6ms;  // one device-timed call: no steady state
+  s.device = dev;
+  const warmup::site_summary one = warmup::summarize(s);
+  CHECK(one.device_first == 6ms);
+  CHECK_FALSE(one.device_p50);
+  CHECK_FALSE(one.p50);
+  // A device timing with no call: neither figure.
+  s.device->calls = 0;
+  const warmup::site_summary none = warmup::summarize(s);
+  CHECK_FALSE(none.device_first);
+  CHECK_FALSE(none.device_p50);
+  // With a steady state, its p50.
+  s.device->calls = 5;
+  warmup::steady_state st;
+  st.p50 = 40us;
+  s.device->steady = st;
+  const warmup::site_summary steady = warmup::summarize(s);
+  CHECK(steady.device_first == 6ms);
+  CHECK(steady.device_p50 == 40us);
 }
 
 TEST_CASE("the merged table: each spread under its heading, the slowest rank, device rows, notes at their bounds") {
@@ -536,40 +219,6 @@ TEST_CASE("the merged table: each spread under its heading, the slowest rank, de
   CHECK(t.find("missing on ranks 2\n") != std::string::npos);
 }
 
-TEST_CASE("a merged report compared: each figure the slowest rank's, device figures included") {
-  const auto with_device = [](ns first, ns dev_first, ns dev_p50) {
-    warmup::site_summary s = site("step", first, 1ms);
-    s.device_first = dev_first, s.device_p50 = dev_p50;
-    return s;
-  };
-  std::vector<warmup::rank_summary> in;
-  in.push_back(rank_of(0, {with_device(10ms, 4ms, 100us)}));
-  in.push_back(rank_of(1, {with_device(30ms, 6ms, 120us)}));
-  const warmup::compare_input view = warmup::compare_view(warmup::merge(std::move(in)));
-  REQUIRE(view.sites.size() == 1);
-  CHECK(view.sites[0].first == 30ms);
-  CHECK(view.sites[0].device_first == 6ms);
-  CHECK(view.sites[0].device_p50 == 120us);
-}
-
-TEST_CASE("a text table as printed: columns two spaces apart, each as wide as its widest cell, no trailing space") {
-  warmup::detail::text_table t({"name", "n", "time"}, 1);  // the first column left-aligned, the rest right
-  t.row({"a", "10", "1 ms"});
-  t.row({"long name", "2", "30 ms"});
-  t.under("a note");
-  t.row({"b", "", ""});
-  t.row({"caf\xC3\xA9", "3", "2 ms"});  // "café": 4 characters, 5 bytes (0xA9 an odd continuation byte)
-  std::ostringstream os;
-  t.print(os);
-  CHECK(os.str() ==
-        "name        n   time\n"
-        "a          10   1 ms\n"
-        "long name   2  30 ms\n"
-        "    a note\n"
-        "b\n"
-        "caf\xC3\xA9        3   2 ms\n");
-}
-
 TEST_CASE("the merged header names four hosts and counts the rest; a merge with sites never says it has none") {
   const auto merged_table = [](std::size_t hosts) {
     std::vector<warmup::rank_summary> in;
@@ -590,6 +239,23 @@ TEST_CASE("the merged header names four hosts and counts the rest; a merge with 
   std::ostringstream empty;
   warmup::print(warmup::merge({rank_of(0, {})}), empty);
   CHECK(empty.str().find("(no site in any report)\n") != std::string::npos);
+}
+
+TEST_CASE("the merged header counts hosts and devices the most frequent first, ties in order of rank") {
+  std::vector<warmup::rank_summary> in;
+  // The hosts by rank: a, b, b, c, c, c, d, e. The devices: none for rank 0, "H100" for the rest.
+  for (const char* h : {"a", "b", "b", "c", "c", "c", "d", "e"}) {
+    in.push_back(rank_of(static_cast<int>(in.size()), {site("step", 1ms, 1ms)}));
+    in.back().host = h;
+    if (in.size() > 1) in.back().device = "H100";
+  }
+  std::ostringstream os;
+  warmup::print(warmup::merge(std::move(in)), os);
+  const std::string t = os.str();
+  INFO(t);
+  CHECK(t.rfind("warmup merge: 8 ranks; hosts: c (3 ranks), b (2 ranks), a (1 rank), d (1 rank) and 1 more; "
+                "devices: H100 (7 ranks), none (1 rank)\n",
+                0) == 0);
 }
 
 TEST_CASE("the merged SVG places each rank's mark by its time, on the decades' grid") {
@@ -614,87 +280,6 @@ TEST_CASE("the merged SVG places each rank's mark by its time, on the decades' g
   CHECK(marks[0] == Approx(grid[1]).margin(0.05));
   CHECK(marks[1] == Approx(grid[3]).margin(0.05));
   CHECK(grid[3] - grid[0] == Approx(3 * (grid[1] - grid[0])).margin(0.2));  // decades evenly spaced
-}
-
-TEST_CASE("a list of ranks: eight shown, the rest counted") {
-  using warmup::detail::rank_list;
-  CHECK(rank_list({}) == "");
-  CHECK(rank_list({4}) == "4");
-  CHECK(rank_list({1, 2, 3, 4, 5, 6, 7, 8}) == "1, 2, 3, 4, 5, 6, 7, 8");
-  CHECK(rank_list({1, 2, 3, 4, 5, 6, 7, 8, 9}) == "1, 2, 3, 4, 5, 6, 7, 8 and 1 more");
-  CHECK(rank_list({1, 2, 3}, 2) == "1, 2 and 1 more");
-}
-
-TEST_CASE("a report read back refuses a figure of the wrong kind, and names a bad value printably") {
-  warmup::report r;
-  warmup::site_report s;
-  s.name = "step";
-  s.calls = s.host.calls = 3;
-  r.sites = {s};
-  const std::string good = warmup::to_json(r);
-  std::string error;
-  REQUIRE(warmup::read_report(good, error));
-  const auto swap = [&](const std::string& from, const std::string& to) {
-    std::string text = good;
-    const std::size_t at = text.find(from);
-    REQUIRE(at != std::string::npos);
-    text.replace(at, from.size(), to);
-    return text;
-  };
-  // A count written as a string: not a number, however it reads.
-  error.clear();
-  CHECK_FALSE(warmup::read_report(swap("\"calls\":3", "\"calls\":\"3\""), error));
-  CHECK(error.find("expected") != std::string::npos);
-  // An operation kind this version does not know: its name shown with quotes and controls as '?'.
-  error.clear();
-  CHECK_FALSE(warmup::read_report(swap("\"op\":\"region\"", "\"op\":\"a\\\"b\\u0001c\""), error));
-  CHECK(error.find("\"a?b?c\" is not a name this version knows") != std::string::npos);
-}
-
-TEST_CASE("a summary's device figures: the first call where the device timed one, its p50 only with a steady state") {
-  warmup::site_report s;
-  s.name = "once on the device";
-  s.op = warmup::op_kind::launch;
-  s.calls = s.host.calls = 1;
-  s.host.first = 7ms;
-  warmup::timing dev;
-  dev.calls = 1;
-  dev.first = 6ms;  // one device-timed call: no steady state
-  s.device = dev;
-  const warmup::site_summary one = warmup::summarize(s);
-  CHECK(one.device_first == 6ms);
-  CHECK_FALSE(one.device_p50);
-  CHECK_FALSE(one.p50);
-  // A device timing with no call: neither figure.
-  s.device->calls = 0;
-  const warmup::site_summary none = warmup::summarize(s);
-  CHECK_FALSE(none.device_first);
-  CHECK_FALSE(none.device_p50);
-  // With a steady state, its p50.
-  s.device->calls = 5;
-  warmup::steady_state st;
-  st.p50 = 40us;
-  s.device->steady = st;
-  const warmup::site_summary steady = warmup::summarize(s);
-  CHECK(steady.device_first == 6ms);
-  CHECK(steady.device_p50 == 40us);
-}
-
-TEST_CASE("the merged header counts hosts and devices the most frequent first, ties in order of rank") {
-  std::vector<warmup::rank_summary> in;
-  // The hosts by rank: a, b, b, c, c, c, d, e. The devices: none for rank 0, "H100" for the rest.
-  for (const char* h : {"a", "b", "b", "c", "c", "c", "d", "e"}) {
-    in.push_back(rank_of(static_cast<int>(in.size()), {site("step", 1ms, 1ms)}));
-    in.back().host = h;
-    if (in.size() > 1) in.back().device = "H100";
-  }
-  std::ostringstream os;
-  warmup::print(warmup::merge(std::move(in)), os);
-  const std::string t = os.str();
-  INFO(t);
-  CHECK(t.rfind("warmup merge: 8 ranks; hosts: c (3 ranks), b (2 ranks), a (1 rank), d (1 rank) and 1 more; "
-                "devices: H100 (7 ranks), none (1 rank)\n",
-                0) == 0);
 }
 
 TEST_CASE("the merged SVG: a page of its own colour, and a path only for the marks it has") {
@@ -724,4 +309,48 @@ TEST_CASE("the merged SVG: a page of its own colour, and a path only for the mar
   CHECK(one.find("stroke=\"#4c72b0\" stroke-opacity=\"0.6\"/>") == std::string::npos);
   CHECK(one.find("<path") == one.rfind("<path"));
   CHECK(one.find("d=\"\"") == std::string::npos);
+}
+
+TEST_CASE("a list of ranks: eight shown, the rest counted") {
+  using warmup::detail::rank_list;
+  CHECK(rank_list({}) == "");
+  CHECK(rank_list({4}) == "4");
+  CHECK(rank_list({1, 2, 3, 4, 5, 6, 7, 8}) == "1, 2, 3, 4, 5, 6, 7, 8");
+  CHECK(rank_list({1, 2, 3, 4, 5, 6, 7, 8, 9}) == "1, 2, 3, 4, 5, 6, 7, 8 and 1 more");
+  CHECK(rank_list({1, 2, 3}, 2) == "1, 2 and 1 more");
+}
+
+TEST_CASE("a text table as printed: columns two spaces apart, each as wide as its widest cell, no trailing space") {
+  warmup::detail::text_table t({"name", "n", "time"}, 1);  // the first column left-aligned, the rest right
+  t.row({"a", "10", "1 ms"});
+  t.row({"long name", "2", "30 ms"});
+  t.under("a note");
+  t.row({"b", "", ""});
+  t.row({"caf\xC3\xA9", "3", "2 ms"});  // "café": 4 characters, 5 bytes (0xA9 an odd continuation byte)
+  std::ostringstream os;
+  t.print(os);
+  CHECK(os.str() ==
+        "name        n   time\n"
+        "a          10   1 ms\n"
+        "long name   2  30 ms\n"
+        "    a note\n"
+        "b\n"
+        "caf\xC3\xA9        3   2 ms\n");
+}
+
+TEST_CASE("a merged report in each format its row names, by that format's writer; in no other") {
+  using warmup::report_format;
+  namespace d = warmup::detail;
+  std::vector<warmup::rank_summary> in;
+  in.push_back(rank_of(0, {site("step", 1ms, 1ms)}));
+  const warmup::merged_report m = warmup::merge(std::move(in));
+  std::ostringstream table;
+  warmup::print(m, table);
+  CHECK(d::format_document(m, report_format::table) == table.str());
+  CHECK(d::format_document(m, report_format::json) == warmup::to_json(m) + "\n");
+  CHECK(d::format_document(m, report_format::csv) == warmup::to_csv(m));
+  CHECK(d::format_document(m, report_format::svg) == warmup::to_svg(m));
+  CHECK_FALSE(d::format_document(m, report_format::trace));  // a merge keeps no timeline
+  for (const warmup::report_format_info& f : warmup::report_formats)
+    CHECK(d::format_document(m, f.format).has_value() == f.writes(warmup::document_kind::merged));
 }

@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "warmup/profile.hpp"
+#include "warmup/detail/io/notes.hpp"
+#include "warmup/detail/runtime/cause_store.hpp"
+#include "warmup/detail/runtime/identity.hpp"
 #include "warmup/detail/runtime/snapshot.hpp"
 
 using namespace std::chrono_literals;
@@ -864,4 +867,60 @@ TEST_CASE("notes: pageable copies said with their count among the copies, pinned
   s.bytes->host_pinned_calls = 2;
   s.bytes->host_pageable_calls = 3;
   CHECK(pageable_note().rfind("3 of 5 calls copied pageable host memory", 0) == 0);
+}
+
+TEST_CASE("the table: a cause's count says what it counts, as its row in cause.hpp says") {
+  using warmup::cause;
+  warmup::site_report s = steady_site("load", 101ms, 1ms);  // excess 100 ms
+  s.host.first_call_causes = why_of(s.host, {{cause::waiting, 40ms, 3, {}},
+                                             {cause::host_code, 20ms, 20, "libc.so.6"},
+                                             {cause::module_load, 10ms, 2, {}}});
+  warmup::report r;
+  r.sites = {s};
+  const std::vector<std::string> why = block(table_of(r), "why:");
+  REQUIRE(why.size() == 5);
+  CHECK(why[1] == "        waiting off the CPU  40.0 ms  40%  (3 major page faults)");
+  CHECK(why[2] == "        host code libc.so.6  20.0 ms  20%  (20 samples)");
+  CHECK(why[3] == "        module loads         10.0 ms  10%  (2)");
+  // Checked when the test runs, not at compile time, so that a planted mutant of the rows
+  // compiles and fails here.
+  namespace d = warmup::detail;
+  CHECK(d::cause_counting(d::cause_evidence::cpu_samples) == cause::host_code);
+  CHECK(d::cause_counting(d::cause_evidence::major_faults) == cause::waiting);
+  CHECK(d::by_object(cause::host_code));
+  CHECK_FALSE(d::by_object(cause::waiting));
+}
+
+namespace {
+struct evidence_only {
+  warmup::cause what;
+  warmup::detail::cause_evidence counts;
+};
+struct kind_only {
+  warmup::op_kind kind;
+};
+}  // namespace
+
+TEST_CASE("a table of causes with two rows counting samples, or of kinds short or out of order, is refused") {
+  namespace d = warmup::detail;
+  using warmup::cause;
+  using warmup::op_kind;
+  // cause.hpp refuses a cause_table where this is not 1 (static_assert): the join would not know
+  // which cause the samples are filed under.
+  static constexpr evidence_only two[] = {{cause::host_code, d::cause_evidence::cpu_samples},
+                                          {cause::waiting, d::cause_evidence::cpu_samples}};
+  STATIC_REQUIRE(d::rows_counting(two, d::cause_evidence::cpu_samples) == 2);
+  STATIC_REQUIRE(d::rows_counting(d::cause_table, d::cause_evidence::cpu_samples) == 1);
+  STATIC_REQUIRE(d::in_kind_order(d::kind_table));
+  static constexpr kind_only short_one[] = {{op_kind::context}, {op_kind::alloc}};
+  STATIC_REQUIRE_FALSE(d::in_kind_order(short_one));  // a kind without its row
+  static constexpr kind_only swapped[] = {{op_kind::alloc}, {op_kind::context}, {op_kind::h2d}, {op_kind::d2h},
+                                          {op_kind::d2d},   {op_kind::launch},  {op_kind::region}};
+  STATIC_REQUIRE_FALSE(d::in_kind_order(swapped));
+  // Every kind's name and NVTX colour are its own.
+  for (std::size_t i = 0; i < warmup::op_kind_count; ++i)
+    for (std::size_t j = i + 1; j < warmup::op_kind_count; ++j) {
+      CHECK(d::kind_table[i].name != d::kind_table[j].name);
+      CHECK(d::kind_table[i].nvtx_colour != d::kind_table[j].nvtx_colour);
+    }
 }

@@ -309,3 +309,43 @@ TEST_CASE("a path's format: its whole extension, the dot included, and the longe
   REQUIRE(warmup::parse_destinations("out/run_trace.json", d, error));
   CHECK(d.at(0).format == warmup::report_format::json);
 }
+
+TEST_CASE("one table of formats says what each writes; one rule for a document's path, in any case") {
+  using warmup::document_kind;
+  using warmup::report_format;
+  namespace d = warmup::detail;
+  const auto writes = [](report_format f) {
+    std::string kinds;
+    for (const document_kind k : {document_kind::report, document_kind::merged, document_kind::comparison})
+      if (warmup::info(f).writes(k)) kinds += std::string(kinds.empty() ? "" : ", ") + std::string(warmup::to_string(k));
+    return kinds;
+  };
+  CHECK(writes(report_format::table) == "report, merged report, comparison");
+  CHECK(writes(report_format::json) == "report, merged report, comparison");
+  CHECK(writes(report_format::csv) == "report, merged report");
+  CHECK(writes(report_format::trace) == "report");  // a timeline: one run's
+  CHECK(writes(report_format::svg) == "report, merged report");
+  std::string error;
+  for (const document_kind k : {document_kind::report, document_kind::merged, document_kind::comparison})
+    for (const char* path : {"OUT.JSON", "out/o.Json", "o.json"}) {
+      CAPTURE(path);
+      const warmup::report_format_info* f = d::format_for_path(path, k, error);
+      REQUIRE(f != nullptr);
+      CHECK(f->format == report_format::json);
+      CHECK(error.empty());
+    }
+  // A format that does not write the document: refused, naming those that do.
+  CHECK(d::format_for_path("m.TRACE.JSON", document_kind::merged, error) == nullptr);
+  CHECK(error == "a merged report has no trace format (it is written as .txt, .json, .csv, .svg)");
+  error.clear();
+  CHECK(d::format_for_path("c.Csv", document_kind::comparison, error) == nullptr);
+  CHECK(error == "a comparison has no csv format (it is written as .txt, .json)");
+  error.clear();
+  REQUIRE(d::format_for_path("r.trace.json", document_kind::report, error) != nullptr);
+  CHECK(error.empty());
+  // A name with no format's extension: no format and no error; the caller decides.
+  for (const char* path : {"m", "m.jsonx", "json"}) {
+    CHECK(d::format_for_path(path, document_kind::merged, error) == nullptr);
+    CHECK(error.empty());
+  }
+}

@@ -696,3 +696,23 @@ TEST_CASE("a named scope whose site cannot be made, memory being out, measures n
   CHECK(WEXITSTATUS(status) == 0);
 #endif
 }
+
+TEST_CASE("what a scope takes follows its kind's row: copies and allocations a byte count, h2d and d2h a host pointer") {
+  namespace d = warmup::detail;
+  namespace op = warmup::op;
+  // Checked when the test runs, so that a planted mutant of a row compiles and fails here.
+  CHECK((d::takes_bytes<op::h2d> && d::takes_bytes<op::d2h> && d::takes_bytes<op::d2d> && d::takes_bytes<op::alloc>));
+  CHECK_FALSE((d::takes_bytes<op::context> || d::takes_bytes<op::launch> || d::takes_bytes<op::region>));
+  CHECK((d::has_host_side<op::h2d> && d::has_host_side<op::d2h>));
+  CHECK_FALSE((d::has_host_side<op::d2d> || d::has_host_side<op::alloc>));
+  CHECK(d::reads_pool<op::alloc>);
+  CHECK_FALSE((d::reads_pool<op::h2d> || d::reads_pool<op::region>));
+  CHECK((warmup::is_copy(op_kind::h2d) && warmup::is_copy(op_kind::d2h) && warmup::is_copy(op_kind::d2d)));
+  CHECK_FALSE((warmup::is_copy(op_kind::alloc) || warmup::is_copy(op_kind::launch)));
+  // A device-to-device copy reports its bandwidth, as every copy does (the row's `copies`).
+  for (int i = 0; i < 3; ++i) warmup::d2d_scope c{"kinds.d2d", std::size_t{1} << 20};
+  const auto r = warmup::snapshot();
+  const auto* c = r.find(op_kind::d2d, "kinds.d2d");
+  REQUIRE((c != nullptr && c->bytes));
+  CHECK(c->bytes->first_gbps);
+}

@@ -9,9 +9,14 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "warmup/cublas.hpp"
+#include "warmup/detail/cuda_driver.hpp"
+#include "warmup/detail/record/memory_probe.hpp"
 #include "warmup/profile.hpp"
 
 namespace {
@@ -157,6 +162,63 @@ TEST_CASE("every prewarm step without a GPU: an error status that names the step
     REQUIRE(s != nullptr);
     CHECK(s->calls == 1);
   }
+}
+
+// The driver's table (detail/cuda_driver.hpp), filled from drivers of the test's own: a function
+// a driver lacks turns off the features that need it, and those alone, naming it; nothing else.
+namespace {
+// A driver that has every function but the one named in `context` (nullptr: it has them all).
+void* driver_without(const char* name, int, void* context) noexcept {
+  static int any_function;
+  const char* missing = static_cast<const char*>(context);
+  return missing != nullptr && std::string(name) == missing ? nullptr : &any_function;
+}
+}  // namespace
+
+TEST_CASE("the driver's table: a missing function turns off the features that need it, naming it") {
+  using warmup::detail::cuda_driver;
+  using warmup::detail::driver_feature;
+  constexpr driver_feature all[] = {driver_feature::device_timing, driver_feature::context_probe,
+                                    driver_feature::memory_free,   driver_feature::pool_reserve,
+                                    driver_feature::host_memory_kind, driver_feature::kernel_loading};
+  static_assert(std::size(all) == warmup::detail::driver_feature_count);
+  const auto off = [&](const char* missing) {
+    const cuda_driver d = cuda_driver::look_up(&driver_without, const_cast<char*>(missing));
+    std::vector<driver_feature> out;
+    for (const driver_feature f : all) {
+      if (!d.has(f)) {
+        CHECK(std::string(d.missing(f)) == missing);
+        out.push_back(f);
+      }
+    }
+    return out;
+  };
+  using v = std::vector<driver_feature>;
+  CHECK(off(nullptr).empty());
+  CHECK(off("cuEventRecord") == v{driver_feature::device_timing});
+  CHECK(off("cuStreamGetCtx") == v{driver_feature::device_timing});
+  CHECK(off("cuThreadExchangeStreamCaptureMode") == v{driver_feature::device_timing});
+  CHECK(off("cuCtxGetCurrent") == v{driver_feature::device_timing, driver_feature::memory_free});
+  CHECK(off("cuDevicePrimaryCtxGetState") == v{driver_feature::context_probe});
+  CHECK(off("cuMemGetInfo") == v{driver_feature::memory_free});
+  CHECK(off("cuDeviceGetMemPool") == v{driver_feature::pool_reserve});
+  CHECK(off("cuMemPoolGetAttribute") == v{driver_feature::pool_reserve});
+  CHECK(off("cuStreamGetDevice").empty());  // the pool's device then comes from the context
+  CHECK(off("cuPointerGetAttribute") == v{driver_feature::host_memory_kind});
+  CHECK(off("cuFuncIsLoaded") == v{driver_feature::kernel_loading});
+  // A table never filled from a driver (the shared state's, before device timing was found
+  // possible) has every feature off.
+  const cuda_driver unfilled;
+  for (const driver_feature f : all) CHECK_FALSE(unfilled.has(f));
+}
+
+TEST_CASE("without a GPU the driver's table, where there is one, leaves the memory probes silent") {
+  // Where libcuda is not loaded the table is not there; where it is (a driver without a visible
+  // device), no probe may use it before the runtime was seen working.
+  if (const warmup::detail::cuda_driver* d = warmup::detail::cuda_driver_table()) CHECK(d == warmup::detail::cuda_driver_table());
+  CHECK_FALSE(warmup::detail::pool_reserved(nullptr));
+  static unsigned char host_buffer[64];
+  CHECK(warmup::detail::classify_host_memory(host_buffer) == warmup::detail::host_memory_kind::unknown);
 }
 
 int warmup_test::before_tests() noexcept {

@@ -30,7 +30,8 @@ MEASURING = ["profile.hpp", "scope.hpp", "cold.hpp", "settings.hpp", "op.hpp", "
 # the headers for programs that read reports.
 LAYERS = ["record", "analysis", "io", "runtime"]
 ALLOWED_IN_LIGHT = {"detail/analysis/steady_rule.hpp"}
-READING = ["read.hpp", "merge.hpp", "merge_formats.hpp", "compare.hpp", "mpi.hpp", "cublas.hpp", "runtime.hpp"]
+READING = ["read.hpp", "merge.hpp", "merge_formats.hpp", "compare.hpp", "compare_formats.hpp", "mpi.hpp", "cublas.hpp",
+           "runtime.hpp"]
 
 
 def runtime_headers(include):

@@ -374,6 +374,27 @@ check(rc == 0 and (json_of(upper["C.JSON"]) or {}).get("schema") == "warmup.comp
 rc, out, err = run("show", merged, "-o", upper["X2.SVG"])
 check(rc == 0 and open(upper["X2.SVG"]).read() == open(os.path.join(work, "merged.svg")).read(),
       "show merged.json -o X2.SVG: the merged SVG, as .svg")
+# OUT.JSON is JSON for every command and document, the merged one shown included.
+shown = {x: os.path.join(work, x) for x in ("OUT.JSON", "OUT2.JSON")}
+rc, out, err = run("show", merged, "-o", shown["OUT.JSON"])
+check(rc == 0 and open(shown["OUT.JSON"]).read() == open(upper["M.JSON"]).read(),
+      "show merged.json -o OUT.JSON: the merged JSON, not the table")
+rc, out, err = run("show", base, "-o", shown["OUT2.JSON"])
+check(rc == 0 and (json_of(shown["OUT2.JSON"]) or {}).get("schema") == "warmup.report/3", "show report.json -o OUT2.JSON: the report's JSON")
+
+# One table of formats says which documents each writes: an extension of a format a document is
+# not written in is refused before anything is read or written, naming the formats it is.
+for args, written_as in ((("merge", "-o", os.path.join(work, "refused.trace.json"), *ranks), ".txt, .json, .csv, .svg"),
+                         (("compare", "-o", os.path.join(work, "refused.CSV"), base, same), ".txt, .json"),
+                         (("compare", "-o", os.path.join(work, "refused.svg"), base, same), ".txt, .json"),
+                         (("show", merged, "-o", os.path.join(work, "ok.json"), "-o", os.path.join(work, "refused.trace.json")),
+                          ".txt, .json, .csv, .svg")):
+    rc, out, err = run(*args)
+    kind = "comparison" if args[0] == "compare" else "merged report"
+    check(rc == 2 and f"a {kind} has no" in err and f"(it is written as {written_as})" in err
+          and not any(os.path.exists(os.path.join(work, f)) for f in ("refused.trace.json", "refused.CSV", "refused.svg", "ok.json")),
+          f"{args[0]} -o {os.path.basename(next(a for a in args if 'refused' in a))}: refused, named, nothing written "
+          f"({err.strip()[:160]})")
 
 # An input that is no regular file is refused at once: a FIFO nobody writes never blocks.
 lone_fifo = os.path.join(work, "fifo.json")

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "warmup/profile.hpp"
-#include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/runtime/cause_store.hpp"
 #include "warmup/detail/analysis/cpu_samples.hpp"
 #include "../support/test_plugin.hpp"
 

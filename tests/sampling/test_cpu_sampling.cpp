@@ -28,7 +28,7 @@
 
 #include "../support/partition.hpp"
 #include "warmup/profile.hpp"
-#include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/runtime/cause_store.hpp"
 #include "warmup/detail/analysis/cpu_sampler.hpp"
 #include "warmup/detail/analysis/cpu_tick_source.hpp"
 #include "warmup/detail/analysis/host_probe.hpp"

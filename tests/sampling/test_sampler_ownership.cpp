@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "warmup/profile.hpp"
-#include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/runtime/cause_store.hpp"
 #include "warmup/detail/analysis/cpu_sampler.hpp"
 #include "../support/thread_cpu.hpp"
 #include "sampling_support.hpp"

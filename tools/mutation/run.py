@@ -42,6 +42,10 @@ PREPROCESS_APART = {"mpi.hpp"}
 # generated and listed, but not sampled for the score, which is measured where CI runs (no GPU).
 NOT_SCORED = {
     "detail/analysis/cupti.hpp": "CUPTI: only with a GPU and its driver",
+    "detail/analysis/cupti_library.hpp": "CUPTI: only with a GPU and its driver",
+    "detail/analysis/cupti_state.hpp": "CUPTI: only with a GPU and its driver",
+    "detail/analysis/cupti_records.hpp": "CUPTI: only with a GPU and its driver",
+    "detail/analysis/cupti_callbacks.hpp": "CUPTI: only with a GPU and its driver",
     "cublas.hpp": "cuBLAS prewarm: only with a GPU",
     "mpi.hpp": "MPI gathering: mpirun with 4 ranks, not in the mutation build",
     "detail/io/rank_wire.hpp": "MPI's wire format: only warmup::mpi's programs use it",
@@ -50,7 +54,7 @@ NOT_SCORED = {
     "detail/runtime/cuda_runtime.hpp": "the CUDA runtime's state: only with a GPU",
     "detail/runtime/prewarm.hpp": "prewarm's CUDA steps: only with a GPU",
     "prewarm.hpp": "prewarm's CUDA steps: only with a GPU",
-    "detail/analysis/memory_driver.hpp": "the driver's memory calls: only with a GPU",
+    "detail/cuda_driver.hpp": "the driver's functions: only with a GPU and its driver",
     "detail/runtime/memory_probe.hpp": "the pool's reserved bytes: only with a GPU",
     "detail/record/device_timer.hpp": "device timing: only with a GPU",
 }

@@ -4,6 +4,7 @@
 // Built with WARMUP_DISABLE: the tool measures nothing and never writes a report of its own,
 // whatever WARMUP_* variables its environment carries.
 #include <warmup/compare.hpp>
+#include <warmup/compare_formats.hpp>
 #include <warmup/merge.hpp>
 #include <warmup/merge_formats.hpp>
 #include <warmup/print.hpp>
@@ -19,7 +20,6 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -46,10 +46,10 @@ const char* const usage_text =
     "show     one report (or merged report) as a table, or with -o in the formats WARMUP_REPORT\n"
     "         writes at exit: .txt, .json, .csv, .trace.json (one report only), .svg.\n"
     "\n"
-    "-o FILE  writes the result to FILE, in the format its extension names, in any case (.json,\n"
-    "         .csv, .svg for merge; .json for compare; anything else: the table; show refuses any\n"
-    "         other extension); '-' is the table on standard output. Without -o, the table goes\n"
-    "         to standard output.\n"
+    "-o FILE  writes the result to FILE, in the format its extension names, in any case (.txt,\n"
+    "         .json, .csv, .svg for merge; .txt, .json for compare); an extension of a format the\n"
+    "         result is not written in is refused; any other name: the table (show refuses it);\n"
+    "         '-' is the table on standard output. Without -o, the table goes to standard output.\n"
     "Inputs are regular files (or, for merge, directories of them): a FIFO or a device is\n"
     "refused at once, never waited on.\n"
     "Exit status: 0 done (no regression), 1 regression (compare), 2 bad usage or input; a merge\n"
@@ -62,6 +62,25 @@ int usage_error(const std::string& why) {
 
 bool ends_with(const std::string& s, std::string_view tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+/// The format each of `outputs` is written in, for a document of kind `k`, by the library's one
+/// rule (`format_for_path`: the extension, in any case): '-' and a name without a format's
+/// extension the table; empty, said with the usage, where an extension names a format that
+/// kind is not written in. Asked before anything is written: a refused -o writes nothing.
+std::optional<std::vector<warmup::report_format>> output_formats(const std::vector<std::string>& outputs,
+                                                                 warmup::document_kind k, const char* command) {
+  std::vector<warmup::report_format> formats;
+  for (const std::string& o : outputs) {
+    std::string why;
+    const warmup::report_format_info* f = o == "-" ? nullptr : warmup::detail::format_for_path(o, k, why);
+    if (!why.empty()) {
+      usage_error(std::string(command) + " -o " + warmup::detail::printable(o, 200) + ": " + why);
+      return std::nullopt;
+    }
+    formats.push_back(f != nullptr ? f->format : warmup::report_format::table);
+  }
+  return formats;
 }
 
 /// Writes `text` to `path` ("-": standard output) without ever leaving a half-written file.
@@ -91,7 +110,10 @@ bool expand_inputs(const std::vector<std::string>& args, std::vector<std::string
       std::vector<std::string> found;
       while (const dirent* e = ::readdir(dir)) {
         const std::string name = e->d_name;
-        if (name[0] == '.' || warmup::detail::merged_format_for(name) != warmup::report_format::json) continue;
+        // Its *.json files, in any case (a .trace.json among them, refused as no report when read).
+        const warmup::report_format_info* f = warmup::detail::format_for_path(name);
+        if (name[0] == '.' || f == nullptr || (f->format != warmup::report_format::json && f->format != warmup::report_format::trace))
+          continue;
         const std::string path = a + (ends_with(a, "/") ? "" : "/") + name;
         // A FIFO or device planted among the reports would block the merge: regular files only.
         struct stat entry {};
@@ -154,6 +176,8 @@ void unmerge(warmup::merged_report& m, const std::string& path, std::vector<warm
 
 int merge_command(const std::vector<std::string>& outputs, const std::vector<std::string>& inputs) {
   if (inputs.empty()) return usage_error("merge needs at least one report");
+  const auto formats = output_formats(outputs, warmup::document_kind::merged, "merge");
+  if (!formats) return exit_error;
   std::vector<std::string> files;
   bool all_read = expand_inputs(inputs, files);
   std::vector<warmup::rank_summary> summaries;
@@ -181,7 +205,8 @@ int merge_command(const std::vector<std::string>& outputs, const std::vector<std
                         warmup::detail::printable(left_out.front(), 120) + (left_out.size() > 1 ? " and others" : ""));
   }
   bool written = true;
-  for (const std::string& o : outputs) written = write_output(o, warmup::detail::merged_text_for(o, m)) && written;
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    written = write_output(outputs[i], *warmup::detail::format_document(m, (*formats)[i])) && written;
   if (outputs.empty()) warmup::print(m, std::cout);
   return all_read && written ? exit_ok : exit_error;
 }
@@ -228,17 +253,14 @@ bool parse_floor(const std::string& s, std::chrono::nanoseconds& out) {
 int compare_command(const std::vector<std::string>& outputs, const std::vector<std::string>& args,
                     const warmup::compare_options& o) {
   if (args.size() != 2) return usage_error("compare needs two reports: BASE NEW");
+  const auto formats = output_formats(outputs, warmup::document_kind::comparison, "compare");
+  if (!formats) return exit_error;
   const std::optional<warmup::compare_input> base = compare_input_of(args[0]), now = compare_input_of(args[1]);
   if (!base || !now) return exit_error;
   const warmup::comparison c = warmup::compare(*base, *now, o);
   bool written = true;
-  for (const std::string& out : outputs) {
-    // The format a merged report would take there (any case): JSON, or else the table.
-    const bool json = warmup::detail::merged_format_for(out) == warmup::report_format::json;
-    std::ostringstream table;
-    if (!json) warmup::print(c, table);
-    written = write_output(out, json ? warmup::to_json(c) + '\n' : table.str()) && written;
-  }
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    written = write_output(outputs[i], *warmup::detail::format_document(c, (*formats)[i])) && written;
   if (outputs.empty()) warmup::print(c, std::cout);
   if (!written) return exit_error;
   return c.regressed ? exit_regressed : exit_ok;
@@ -260,25 +282,19 @@ int show_command(const std::vector<std::string>& outputs, const std::vector<std:
     std::cerr << "warmup-report: " << error << '\n';
     return exit_error;
   }
-  const auto format_of = [&](const std::string& o) {
-    return o == "-" ? warmup::report_format::table : d::format_for_path(o)->format;
-  };
-  if (doc->merged) {
-    for (const std::string& o : outputs)
-      if (format_of(o) == warmup::report_format::trace)
-        return usage_error("show -o " + d::printable(o, 200) + ": " + args[0] +
-                           " is a merged report, which holds no timeline (a trace is made from one rank's report)");
-  } else if (!doc->one->call_times_recorded) {
-    for (const std::string& o : outputs)
-      if (const warmup::report_format f = format_of(o); f == warmup::report_format::svg || f == warmup::report_format::trace)
+  const auto formats = output_formats(outputs, doc->merged ? warmup::document_kind::merged : warmup::document_kind::report, "show");
+  if (!formats) return exit_error;
+  if (doc->one && !doc->one->call_times_recorded) {
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+      if (const warmup::report_format f = (*formats)[i]; f == warmup::report_format::svg || f == warmup::report_format::trace)
         std::cerr << "warmup-report: " << args[0] << " is a warmup.report/2 report, which holds no call times: "
-                  << d::printable(o, 200) << " has the sites without their calls, and says so\n";
+                  << d::printable(outputs[i], 200) << " has the sites without their calls, and says so\n";
   }
   bool written = true;
-  for (const std::string& o : outputs) {
-    const std::string text = doc->merged ? d::merged_text_for(o, *doc->merged)
-                                         : warmup::format_report(*doc->one, format_of(o));
-    written = write_output(o, text) && written;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const std::string text = doc->merged ? *d::format_document(*doc->merged, (*formats)[i])
+                                         : *d::format_document(*doc->one, (*formats)[i]);
+    written = write_output(outputs[i], text) && written;
   }
   if (outputs.empty()) {
     if (doc->one) warmup::print(*doc->one, std::cout);

@@ -1,12 +1,14 @@
 // Included first by every warmup header (no include guard: it counts). With header_end.hpp it
 // tracks how deep the preprocessor is inside warmup's headers, so that the outermost one, and
-// only it, ends by including runtime.hpp: the process's start-up and exit hooks then exist in
-// every program that includes any warmup header, and runtime.hpp sees every header complete.
-// Files built light (WARMUP_LIGHT) leave it out: <warmup/runtime.hpp> compiles it in one file,
-// and light_link.hpp makes a link without that file fail with the symbol that says so first.
-#include "warmup/detail/light_link.hpp"
+// only it, defines the helper macros the headers are written with (macros.hpp) and ends by
+// including runtime.hpp, then undefining them: the process's start-up and exit hooks then exist
+// in every program that includes any warmup header, runtime.hpp sees every header complete, and
+// the user's file keeps no helper macro. Files built light (WARMUP_LIGHT) leave runtime.hpp out:
+// <warmup/runtime.hpp> compiles it in one file (config.hpp's light_link.hpp names the fix where
+// no file does).
 #if !defined(WARMUP_DETAIL_DEPTH)
 #define WARMUP_DETAIL_DEPTH 1
+#include "warmup/detail/macros.hpp"
 #elif WARMUP_DETAIL_DEPTH == 1
 #undef WARMUP_DETAIL_DEPTH
 #define WARMUP_DETAIL_DEPTH 2

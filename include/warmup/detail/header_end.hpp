@@ -1,12 +1,14 @@
 // Included last by every warmup header: see header_begin.hpp. A file built light (WARMUP_LIGHT)
 // compiles no runtime: the one file that includes <warmup/runtime.hpp> compiles it for the
 // program or library. A file built with WARMUP_DISABLE compiles the public functions' inline
-// no-ops whatever it is built as.
+// no-ops whatever it is built as. The runtime is read at depth 1, inside this header, so that
+// the helper macros hold for all of it; they go last.
 #if WARMUP_DETAIL_DEPTH == 1
-#undef WARMUP_DETAIL_DEPTH
 #if !defined(WARMUP_LIGHT) || defined(WARMUP_DISABLE)
 #include "warmup/detail/runtime/runtime.hpp"
 #endif
+#undef WARMUP_DETAIL_DEPTH
+#include "warmup/detail/macros_end.hpp"
 #elif WARMUP_DETAIL_DEPTH == 2
 #undef WARMUP_DETAIL_DEPTH
 #define WARMUP_DETAIL_DEPTH 1

@@ -23,6 +23,15 @@
 /// this one inherits a value it ignores and replaces; the anchor found there is checked by a
 /// magic number and its layout version before use. The variable is written once, while the
 /// first copy starts (static initialisation, before `main` for a program), and only read after.
+///
+/// Copies of two versions (WARMUP_ABI_VERSION, config.hpp) share no code: each version's names
+/// are in an inline namespace of its own (`cuda_warmup::v6`), so neither default visibility nor
+/// the dynamic linker's order makes one call the other's functions. They find each other only
+/// here: the anchor's symbol and variable keep one name across versions, and its first 8 bytes
+/// (version, magic) one layout, so that every release reads them. A copy that finds another
+/// version's anchor neither uses nor changes it: it keeps an anchor of its own (which later
+/// copies of its version join), names itself in a second variable (`..._APART`), and its report
+/// at exit goes beside the process's, each report saying which copies' sites it lacks.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
@@ -56,17 +65,10 @@ struct copy_entry {
 };
 
 struct process_anchor {
-  // 2: the causes slot; 3: the scopes' time base, sites with shards (a copy of an older release
-  // must not record steady-clock ns into this release's sites: it keeps an anchor of its own);
-  // 4: the time base split for light files (its reading part first), sites without a mutex;
-  // 5: the CPU sampler's buffers know their task clock's descriptor; 6: a sampled call's
-  // buffer holds its tick and thread, notices of a sampled call's own, the magic number, the
-  // anchor published in the environment.
-#if defined(WARMUP_DETAIL_TEST_ANCHOR_VERSION)
-  static constexpr std::uint32_t current_version = WARMUP_DETAIL_TEST_ANCHOR_VERSION;  // tests: another release
-#else
-  static constexpr std::uint32_t current_version = 6;
-#endif
+  // The layout's version is the library's (WARMUP_ABI_VERSION, config.hpp), which also names the
+  // inline namespace: a copy whose anchor has another version is another release, whose code
+  // shares no symbol with this one's, and it keeps its own anchor (find_anchor).
+  static constexpr std::uint32_t current_version = WARMUP_ABI_VERSION;
   static constexpr std::uint32_t magic_value = 0x5741524DU;  // "WARM"
   static constexpr std::size_t max_copies = 256;
   // The first 8 bytes never change from one version to the next: any release can read them.
@@ -84,8 +86,9 @@ struct process_anchor {
 WARMUP_END_NAMESPACE
 
 // The anchor every copy of the library looks for, one name per configuration (a program built
-// with WARMUP_DISABLE declares one it never uses). Exported whatever the visibility the code is
-// built with; the first definition the dynamic linker sees is the one all copies use.
+// with WARMUP_DISABLE declares one it never uses) and the same in every version: where copies of
+// two versions meet, and see that they must keep apart. Exported whatever the visibility the code
+// is built with; the first definition the dynamic linker sees is the one all copies use.
 #if WARMUP_ENABLED
 #define WARMUP_DETAIL_ANCHOR cuda_warmup_anchor_v1
 #else
@@ -100,14 +103,19 @@ WARMUP_END_NAMESPACE
 #define WARMUP_DETAIL_ANCHOR_VARIABLE "CUDA_WARMUP_ANCHOR_V1_OFF"
 #define WARMUP_DETAIL_APART_VARIABLE "CUDA_WARMUP_ANCHOR_V1_OFF_APART"
 #endif
-#define WARMUP_DETAIL_STRING_(x) #x
-#define WARMUP_DETAIL_STRING(x) WARMUP_DETAIL_STRING_(x)
 extern "C" {
 __attribute__((visibility("default"))) inline cuda_warmup::detail::process_anchor* WARMUP_DETAIL_ANCHOR = nullptr;
 }
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
+
+/// The names above as C++ names, which outlive the macros (detail/macros_end.hpp undefines them
+/// at the end of the outermost header).
+inline constexpr const char* anchor_variable = WARMUP_DETAIL_ANCHOR_VARIABLE;
+inline constexpr const char* apart_variable = WARMUP_DETAIL_APART_VARIABLE;
+/// The exported anchor pointer itself (tests swap it to stand for another copy's).
+inline process_anchor** anchor_symbol() noexcept { return &WARMUP_DETAIL_ANCHOR; }
 
 /// The environment variable's value for `a`: this image's 16 random bytes, then the address,
 /// in hexadecimal ("<32 digits>:<address>"); an empty string where the kernel gave no random bytes.

@@ -1,6 +1,13 @@
 // Compiled with WARMUP_DISABLE: every scope, constructor and macro must still compile (so
 // instrumented code builds unchanged), and the report must say that nothing was measured.
 #include <warmup/profile.hpp>
+// Every public header the umbrella leaves out, each after it and so an outermost header of its
+// own: the helper macros come back for each (tests/flags, one_file, runs this program too).
+#include <warmup/compare.hpp>
+#include <warmup/merge.hpp>
+#include <warmup/merge_formats.hpp>
+#include <warmup/read.hpp>
+#include <warmup/runtime.hpp>
 
 #include <cstdio>
 #include <cstdlib>

@@ -3,7 +3,8 @@
 ///
 /// A cold call (a site's first call, or a call after idling or `expect_cold()`) leaves a window
 /// (its start, end and thread). Cause records (detail/causes.hpp) come later, from CUPTI's
-/// buffers; `snapshot()` joins each window with the records of its thread that overlap it. Records
+/// buffers, into the process's cause store (detail/runtime/cause_store.hpp); `snapshot()` joins
+/// each window with the records of its thread that overlap it (`attribute`, below). Records
 /// nest (a JIT inside a module load, a load inside an API call): each instant of the window
 /// belongs to the innermost record covering it, so no time is counted twice, and what no record
 /// covers is the unattributed remainder.
@@ -12,19 +13,17 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <iterator>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/busy.hpp"
 #include "warmup/detail/causes.hpp"
 #include "warmup/detail/analysis/cpu_samples.hpp"
-#include "warmup/detail/process.hpp"
+#include "warmup/report.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -107,55 +106,9 @@ inline split split_window(const cold_window& w, const std::vector<cause_record>&
   return out;
 }
 
-/// Intervals (anything with `start_ns` and `end_ns`) kept in order of start, so that those
-/// overlapping a span are found by a binary search, not a scan: a snapshot joins every cold
-/// window of 10^5 sites against up to 2^18 records. Intervals longer than `long_ns` (the driver's
-/// initialisation, a long wait) are few and kept apart, scanned whole.
-template <class T>
-class interval_set {
- public:
-  static constexpr std::uint64_t long_ns = 1'000'000'000;
-
-  void add(const T& x) {
-    const std::uint64_t len = x.end_ns > x.start_ns ? x.end_ns - x.start_ns : 0;
-    if (len > long_ns) {
-      long_.push_back(x);
-      return;
-    }
-    max_len_ = std::max(max_len_, len);
-    // Records arrive nearly in order of start: the insertion point is at or near the end.
-    auto at = items_.end();
-    while (at != items_.begin() && std::prev(at)->start_ns > x.start_ns) --at;
-    items_.insert(at, x);
-  }
-
-  /// Calls `f` on each interval overlapping [start, end).
-  template <class F>
-  void each_overlapping(std::uint64_t start, std::uint64_t end, F&& f) const {
-    for (const T& x : long_)
-      if (x.start_ns < end && x.end_ns > start) f(x);
-    const std::uint64_t from = start > max_len_ ? start - max_len_ : 0;
-    auto it = std::lower_bound(items_.begin(), items_.end(), from,
-                               [](const T& x, std::uint64_t v) { return x.start_ns < v; });
-    for (; it != items_.end() && it->start_ns < end; ++it)
-      if (it->end_ns > start) f(*it);
-  }
-
-  std::size_t size() const noexcept { return items_.size() + long_.size(); }
-  void clear() noexcept {
-    items_.clear();
-    long_.clear();
-    max_len_ = 0;
-  }
-
- private:
-  std::vector<T> items_;
-  std::vector<T> long_;
-  std::uint64_t max_len_ = 0;
-};
-
 /// A CPU sample of a cold call (detail/analysis/cpu_sampler.hpp), with the thread that took it and the
-/// CPU time it stands for. An interval of one instant, for `interval_set`.
+/// CPU time it stands for. An interval of one instant, for the store's `interval_set`
+/// (detail/runtime/cause_store.hpp).
 struct thread_sample {
   std::uint64_t start_ns = 0, end_ns = 0;  ///< end = start + 1
   std::uintptr_t pc = 0;
@@ -255,7 +208,7 @@ inline std::uint64_t waiting_in(const cold_window& w, const split& records, cons
     if (x.start_ns > w.start_ns && x.start_ns < w.end_ns && x.cpu_ns >= w.cpu_start_ns && x.cpu_ns <= w.cpu_end_ns)
       readings.emplace_back(x.start_ns, x.cpu_ns);
   std::sort(readings.begin(), readings.end());
-  for (const auto& [when, clock] : readings) stretch(when, clock);
+  for (const auto& [when, cpu_then] : readings) stretch(when, cpu_then);
   stretch(w.end_ns, w.cpu_end_ns);
   // Samples' times come from the steady clock, the window's from the scopes' clock converted:
   // a few microseconds apart, never to make more waiting than the call spent off the CPU.
@@ -264,198 +217,61 @@ inline std::uint64_t waiting_in(const cold_window& w, const split& records, cons
   return std::min({room, off_cpu, static_cast<std::uint64_t>(waiting)});
 }
 
-/// The cause records of the process, and the cold windows seen so far. Bounded: past `cap`
-/// records, new ones are counted as dropped. A synchronisation record (the most frequent kind, one
-/// per cudaStreamSynchronize) is kept only where it overlaps a cold window already closed or an
-/// open first call of its thread, so a steady loop of synchronisations cannot fill the store.
-class cause_store {
- public:
-  static constexpr std::size_t cap = 1u << 18;  // 8 MiB of records
-  static constexpr std::size_t sample_cap = 1u << 16;
-
-  void add(const cause_record& r) noexcept {
-    const busy_section busy;
-    WARMUP_TRY {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (r.what == cause::sync_wait && !near_cold_locked(r)) return;
-      if (records_.size() >= cap) {
-        ++dropped_;
-        return;
-      }
-      records_.add(r);
-    } WARMUP_CATCH_ALL {
-      dropped_.fetch_add(1, std::memory_order_relaxed);
+/// Joins cold windows with the cause records that overlap them, and what no record covers with
+/// the CPU samples taken there: the causes of `windows`, against the steady p50 of `t`. `store`
+/// hands each window's evidence (`overlapping(w)`: the records that may fall in it,
+/// `samples_in(w)`: its thread's CPU samples; the process's cause store, detail/runtime/cause_store.hpp,
+/// or a test's); `name_of` names a sample's shared object (object_of, detail/analysis/cpu_sampler.hpp).
+/// What a cause's count holds is its row's (`cause_evidence`, cause.hpp).
+template <class Store, class NameOf>
+attribution attribute(const std::vector<cold_window>& windows, const timing& t, const Store& store, NameOf&& name_of) {
+  constexpr std::size_t off_cpu = static_cast<std::size_t>(cause_counting(cause_evidence::major_faults));
+  constexpr cause sampled = cause_counting(cause_evidence::cpu_samples);
+  attribution a;
+  const std::int64_t p50 = t.steady ? t.steady->p50.count() : 0;
+  std::array<std::uint64_t, cause_count> ns{}, count{};
+  std::vector<host_code_split::object> host;
+  std::int64_t call = 0, excess = 0, named = 0;
+  for (const cold_window& w : windows) {
+    const split sp = split_window(w, store.overlapping(w));
+    for (std::size_t c = 0; c < cause_count; ++c) ns[c] += sp.ns[c], count[c] += sp.count[c];
+    if (windows.size() == 1) {  // a first call: where in it each stretch lay
+      const std::size_t kept = std::min(sp.pieces.size(), attribution::span_limit);
+      const auto nanos = [](std::uint64_t v) { return std::chrono::nanoseconds{static_cast<long long>(v)}; };
+      for (std::size_t i = 0; i < kept; ++i)
+        a.spans.push_back({sp.pieces[i].what, nanos(sp.pieces[i].start_ns - w.start_ns), nanos(sp.pieces[i].end_ns - sp.pieces[i].start_ns)});
+      a.spans_left_out = sp.pieces.size() - kept;
     }
-  }
-
-  /// The CPU samples of one cold call of `thread`: each stands for the CPU time since the one
-  /// before. Where they were taken in user mode only (a task clock), a sample stands for one
-  /// period of it, and the rest of the time since the one before was the kernel's.
-  void add_samples(std::uint64_t thread, const sampled_call& call) noexcept {
-    const busy_section busy;
-    WARMUP_TRY {
-      std::lock_guard<std::mutex> lock(mutex_);
-      samples_lost_ += call.lost;
-      std::uint64_t cpu = call.armed_cpu_ns;
-      const std::uint64_t period = call.user_period_ns;
-      const auto keep = [&](const thread_sample& x) {
-        if (samples_.size() >= sample_cap) {
-          ++samples_lost_;
-          return;
-        }
-        samples_.add(x);
-      };
-      for (std::size_t i = 0; i < call.samples.size(); ++i) {
-        const cpu_sample& c = call.samples[i];
-        std::uint64_t weight = c.cpu_ns > cpu ? c.cpu_ns - cpu : 0;
-        cpu = std::max(cpu, c.cpu_ns);
-        // A tick lands a period apart, give or take the timer's slack: the kernel's share is
-        // counted from the second period missed, so that slack never reads as kernel time.
-        if (period != 0 && weight >= period + period / 2) {
-          keep({c.ns, c.ns + 1, kernel_pc, thread, weight - period, c.cpu_ns, period});
-          weight = period;
-        }
-        const bool last = i + 1 == call.samples.size();
-        keep({c.ns, c.ns + 1, c.pc, thread, weight, c.cpu_ns, period, last && call.cut_short});
-      }
-    } WARMUP_CATCH_ALL {
+    const std::vector<thread_sample> samples = store.samples_in(w);
+    const host_code_split hc = split_samples(w, sp, samples, name_of);
+    for (const auto& o : hc.objects) {
+      auto it = std::find_if(host.begin(), host.end(), [&](const auto& h) { return h.where == o.where; });
+      if (it == host.end()) host.push_back(o);
+      else it->ns += o.ns, it->samples += o.samples;
     }
+    const auto d = static_cast<std::int64_t>(w.end_ns - w.start_ns);
+    const std::uint64_t span = w.end_ns - w.start_ns, taken = sp.named + hc.named;
+    const std::uint64_t waited = waiting_in(w, sp, samples, span > taken ? span - taken : 0);
+    ns[off_cpu] += waited;
+    if (waited != 0) count[off_cpu] += w.major_faults;
+    call += d;
+    excess += d - p50;
+    named += static_cast<std::int64_t>(taken + waited);
   }
-
-  /// Whether cause records are being collected (CUPTI running): cold calls then leave windows.
-  std::atomic<bool> collecting{false};
-  /// Hands over the records the source holds (CUPTI's buffers): called by snapshot(), never
-  /// inside a measured scope's time.
-  std::atomic<void (*)() noexcept> flush{nullptr};
-  /// What `report::attribution_source` says: "off", "cupti", or why it fell back. Under the mutex.
-  std::string source = "off";
-  /// The CPU sampler's process-wide part (detail/analysis/cpu_sampler.hpp).
-  sampler_shared sampler;
-
-  void set_source(bool on, std::string what) noexcept {
-    WARMUP_TRY {
-      std::lock_guard<std::mutex> lock(mutex_);
-      source = std::move(what);
-    } WARMUP_CATCH_ALL {
-    }
-    collecting.store(on, std::memory_order_release);
-  }
-  std::string source_now() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return source;
-  }
-
-  /// What `report::cpu_sampling` says: "off", the interval, or why sampling could not run.
-  void set_sampling_status(std::string what) noexcept {
-    WARMUP_TRY {
-      std::lock_guard<std::mutex> lock(mutex_);
-      sampling_status_ = std::move(what);
-    } WARMUP_CATCH_ALL {
-    }
-  }
-  std::string sampling_status() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return sampling_status_;
-  }
-
-  /// A first call begins on `thread` at `start_ns` (its records may arrive before it ends).
-  void open_first_call(std::uint64_t thread, std::uint64_t start_ns) noexcept {
-    const busy_section busy;
-    WARMUP_TRY {
-      std::lock_guard<std::mutex> lock(mutex_);
-      open_.push_back({start_ns, UINT64_MAX, thread});
-    } WARMUP_CATCH_ALL {
-    }
-  }
-
-  /// A cold call ended: its window, and the first call it closes if it was one.
-  void close_window(const cold_window& w, bool first_call) noexcept {
-    const busy_section busy;
-    WARMUP_TRY {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (first_call)
-        for (auto it = open_.begin(); it != open_.end(); ++it)
-          if (it->thread == w.thread) {
-            open_.erase(it);
-            break;
-          }
-      if (windows_.size() < cap) windows_.add(w);
-    } WARMUP_CATCH_ALL {
-    }
-  }
-
-  /// The records that may fall in `w` (its thread's, and those of no thread), in order of start.
-  std::vector<cause_record> overlapping(const cold_window& w) const {
-    const busy_section busy;
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<cause_record> out;
-    records_.each_overlapping(w.start_ns, w.end_ns, [&](const cause_record& r) {
-      if (r.thread == 0 || w.thread == 0 || r.thread == w.thread) out.push_back(r);
-    });
-    return out;
-  }
-
-  /// The CPU samples taken on `w`'s thread during `w`.
-  std::vector<thread_sample> samples_in(const cold_window& w) const {
-    const busy_section busy;
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<thread_sample> out;
-    samples_.each_overlapping(w.start_ns, w.end_ns, [&](const thread_sample& x) {
-      if (x.thread == w.thread) out.push_back(x);
-    });
-    return out;
-  }
-
-  std::uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
-  std::size_t size() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return records_.size() + samples_.size();
-  }
-  std::uint64_t samples_lost() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return samples_lost_;
-  }
-
-  void lock() noexcept { mutex_.lock(); }
-  void unlock() noexcept { mutex_.unlock(); }
-  /// Forgets everything; caller holds the lock and is the only thread (a forked child).
-  void reset_locked() noexcept {
-    records_.clear();
-    windows_.clear();
-    samples_.clear();
-    samples_lost_ = 0;
-    open_.clear();
-    dropped_.store(0, std::memory_order_relaxed);
-    WARMUP_TRY {
-      source = "off: a forked child (CUPTI stays its parent's)";
-    } WARMUP_CATCH_ALL {
-    }
-  }
-
- private:
-  bool near_cold_locked(const cause_record& r) const noexcept {
-    const auto joins = [&](const cold_window& w) {
-      return r.start_ns < w.end_ns && r.end_ns > w.start_ns && (r.thread == 0 || r.thread == w.thread);
-    };
-    for (const cold_window& w : open_)
-      if (joins(w)) return true;
-    bool near = false;
-    windows_.each_overlapping(r.start_ns, r.end_ns, [&](const cold_window& w) { near = near || joins(w); });
-    return near;
-  }
-
-  mutable std::mutex mutex_;
-  interval_set<cause_record> records_;
-  interval_set<cold_window> windows_;
-  interval_set<thread_sample> samples_;
-  std::uint64_t samples_lost_ = 0;
-  std::string sampling_status_ = "off";
-  std::vector<cold_window> open_;
-  std::atomic<std::uint64_t> dropped_{0};
-};
-
-inline cause_store& cause_records() noexcept { return shared<cause_store, slot::causes>(); }
-inline sampler_shared& sampler_state() noexcept { return cause_records().sampler; }
+  for (std::size_t c = 0; c < cause_count; ++c)
+    if (ns[c] != 0)  // the time off the CPU's count: the major page faults meanwhile, its evidence
+      a.causes.push_back({static_cast<cause>(c), std::chrono::nanoseconds{static_cast<long long>(ns[c])}, count[c], {}});
+  for (auto& h : host)
+    if (h.ns != 0)
+      a.causes.push_back({sampled, std::chrono::nanoseconds{static_cast<long long>(h.ns)}, h.samples, std::move(h.where)});
+  std::sort(a.causes.begin(), a.causes.end(), [](const cause_time& x, const cause_time& y) { return x.time > y.time; });
+  a.calls = windows.size();
+  a.call = std::chrono::nanoseconds{call};
+  a.excess = std::chrono::nanoseconds{excess};
+  a.named = std::chrono::nanoseconds{named};
+  a.unattributed = a.excess - a.named;
+  return a;
+}
 
 }  // namespace detail
 WARMUP_END_NAMESPACE

@@ -45,13 +45,15 @@
 #include <utility>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/analysis/attribution.hpp"
 #include "warmup/detail/analysis/cpu_samples.hpp"
 #include "warmup/detail/analysis/cpu_tick_source.hpp"
 #include "warmup/detail/analysis/host_probe.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
+
+/// The sampler's process-wide part, kept in the process's cause store (detail/runtime/cause_store.hpp).
+sampler_shared& sampler_state() noexcept;
 
 
 inline std::uintptr_t interrupted_pc(const void* context) noexcept {

@@ -2,7 +2,7 @@
 /// @brief The part of CUPTI's binary interface the library uses, declared here instead of taken
 /// from CUPTI's headers.
 ///
-/// The library loads libcupti with dlopen (detail/analysis/cupti.hpp), so it needs CUPTI's
+/// The library loads libcupti with dlopen (detail/analysis/cupti_library.hpp), so it needs CUPTI's
 /// types, not its declarations: a few enumerators, three activity records, the callback data,
 /// the subscriber parameters and the signatures of the functions it takes with dlsym. Including
 /// CUPTI's headers for these put them into every file that includes a whole warmup header, and
@@ -41,6 +41,10 @@
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 namespace cupti_abi {
+
+/// Whether these declarations are those of the CUPTI that comes with the CUDA this program is
+/// built with: 12.5 (cuptiActivityEnableDriverApi) to 13.x. Elsewhere CUPTI is not started.
+inline constexpr bool declared_for_this_cuda = CUDA_VERSION >= 12050 && CUDA_VERSION < 14000;
 
 /// CUptiResult: the values the library tests for; any other is an error to print.
 enum class result : std::uint32_t {

@@ -74,7 +74,7 @@ inline constexpr bool is_vector<std::vector<T, A>> = true;
 }  // namespace detail
 WARMUP_END_NAMESPACE
 
-/// Names a field of `self` (an alias each field list declares) by its member name.
-#define WARMUP_DETAIL_FIELD(member) ::cuda_warmup::detail::make_field(#member, &self::member)
+// WARMUP_DETAIL_FIELD(member), a field of `self` named by its member, is in detail/macros.hpp:
+// defined again at each outermost header, as the field lists of later headers need it.
 
 #include "warmup/detail/header_end.hpp"

@@ -16,6 +16,8 @@
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
+struct json_member;
+
 /// One JSON value. Numbers keep their text, so that integer nanoseconds up to 2^63 read back
 /// exactly (a double would round them past 2^53).
 struct json_value {
@@ -24,16 +26,26 @@ struct json_value {
   bool flag = false;   ///< a boolean's value
   std::string text;    ///< a string's characters (unescaped) or a number's text
   std::vector<json_value> items;                          ///< an array's values
-  std::vector<std::pair<std::string, json_value>> members;  ///< an object's, in order
+  std::vector<json_member> members;  ///< an object's, in order
 
   /// The member named `key` (the last, where a key repeats), or nullptr.
-  const json_value* find(std::string_view key) const noexcept {
-    const json_value* found = nullptr;
-    for (const auto& [k, v] : members)
-      if (k == key) found = &v;
-    return found;
-  }
+  const json_value* find(std::string_view key) const noexcept;
 };
+
+/// A member of an object. A struct of its own, not std::pair: a pair of an incomplete json_value
+/// asks whether json_value is default-constructible while it is being defined, which clang with
+/// C++20's constexpr vector refuses.
+struct json_member {
+  std::string key;
+  json_value value;
+};
+
+inline const json_value* json_value::find(std::string_view key) const noexcept {
+  const json_value* found = nullptr;
+  for (const auto& [k, v] : members)
+    if (k == key) found = &v;
+  return found;
+}
 
 /// "line 3, column 17: expected ':' after an object key": where `pos` falls in `text`.
 inline std::string json_position(std::string_view text, std::size_t pos) {
@@ -104,8 +116,8 @@ class json_parser {
       if (i_ >= s_.size() || s_[i_] != ':') return fail("expected ':' after an object key");
       ++i_;
       skip_space();
-      v.members.emplace_back(std::move(key), json_value{});
-      if (!value(v.members.back().second, depth + 1)) return false;
+      v.members.push_back({std::move(key), json_value{}});
+      if (!value(v.members.back().value, depth + 1)) return false;
       skip_space();
       if (i_ < s_.size() && s_[i_] == ',') { ++i_; continue; }
       if (i_ < s_.size() && s_[i_] == '}') return ++i_, true;

@@ -85,11 +85,11 @@ inline std::vector<std::string> why_lines(const attribution& a, slow_calls which
       rest = saturating_add(rest, c.time);
       continue;
     }
-    const bool host = c.what == cause::host_code;
-    // waiting's count is its evidence, the major page faults meanwhile (reads from disk).
-    const char* counted = host ? " samples)" : c.what == cause::waiting ? " major page faults)" : ")";
-    parts.push_back({host ? "host code " + printable(c.where, 40) : std::string(describe(c.what)), format_duration(c.time),
-                     share(c.time, a.excess), "(" + std::to_string(c.count) + counted});
+    // What the count counts is the cause's row (cause.hpp): records, CPU samples, page faults.
+    std::string what(describe(c.what));
+    if (by_object(c.what)) what += " " + printable(c.where, 40);
+    parts.push_back({std::move(what), format_duration(c.time), share(c.time, a.excess),
+                     "(" + std::to_string(c.count) + std::string(count_unit(c.what)) + ")"});
   }
   if (cap)
     parts.push_back({std::to_string(a.causes.size() - causes_named) + " more causes", format_duration(rest), share(rest, a.excess), ""});

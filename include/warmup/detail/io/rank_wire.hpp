@@ -1,6 +1,7 @@
 /// @file
 /// @brief A rank's summary as fixed-size bytes, for gathering over MPI (mpi.hpp): 256 bytes
-/// of who, then 160 bytes a site. No MPI here, so that the encoding is tested without it.
+/// of who, then a record a site whose figures follow the figure table (160 bytes for its six
+/// figures). No MPI here, so that the encoding is tested without it.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
@@ -11,15 +12,41 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
+#include "warmup/detail/io/fields.hpp"
+#include "warmup/detail/io/figure_table.hpp"
 #include "warmup/detail/io/text.hpp"
 #include "warmup/merge.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
-inline constexpr std::uint32_t wire_magic = 0x31525557;  // "WUR1" read little-endian
+/// FNV-1a of `s`, continued from `h` (a hash of what came before).
+constexpr std::uint64_t fnv1a(std::string_view s, std::uint64_t h = 1469598103934665603ull) noexcept {
+  for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
+
+/// The hash of the figures as the wire lays them out, "calls:c first:d p50:o ...": a name
+/// and a type each (count, duration, optional duration), in the table's order.
+constexpr std::uint64_t wire_figures_hash() noexcept {
+  std::uint64_t h = fnv1a("");
+  for_each_figure([&](auto row) {
+    using V = typename decltype(row)::value;
+    h = fnv1a(std::is_same_v<V, std::uint64_t> ? ":c " : is_optional<V> ? ":o " : ":d ", fnv1a(row.name, h));
+  });
+  return h;
+}
+
+/// "WUR1" (read little-endian) for the six figures the wire first carried; any other list of
+/// figures, another magic: builds with different figures refuse each other's bytes rather
+/// than misread them.
+inline constexpr std::uint32_t wire_magic =
+    wire_figures_hash() == fnv1a("calls:c first:d p50:o warmup_excess:d device_first:o device_p50:o ")
+        ? 0x31525557u
+        : 0x31525557u ^ (static_cast<std::uint32_t>(wire_figures_hash() >> 32) | 1u);
 
 /// Who a rank is. Text fields are cut to fit (at a UTF-8 boundary) and NUL-padded.
 struct wire_rank {
@@ -36,26 +63,26 @@ struct wire_rank {
 };
 static_assert(sizeof(wire_rank) == 256, "warmup: a rank's wire header is 256 bytes");
 
-/// One site: its figures in nanoseconds, and its name (a long one cut, with its hash kept so
-/// that two long names with one beginning stay two sites).
+/// One site's record, at these offsets: its figures, 8 bytes each in the figure table's order
+/// (a count as it is, a duration in nanoseconds, an empty one 0); its kind; which of its
+/// optional figures it has (a bit each, in the table's order); 6 bytes of 0; and its name (a
+/// long one cut, with its hash kept so that two long names with one beginning stay two
+/// sites). Padded with 0 to whole 32-byte units, MPI's unit (mpi.hpp).
 struct wire_site {
-  std::uint64_t calls;
-  std::int64_t first, p50, warmup_excess, device_first, device_p50;
-  std::uint8_t op;
-  std::uint8_t has;  ///< bit 0: p50, 1: device_first, 2: device_p50
-  std::uint8_t reserved[6];
-  char name[104];
+  static constexpr std::size_t figures = 0;
+  static constexpr std::size_t op = 8 * figure_count;
+  static constexpr std::size_t has = op + 1;
+  static constexpr std::size_t name = op + 8;
+  static constexpr std::size_t name_size = 104;
+  static constexpr std::size_t size = (name + name_size + 31) / 32 * 32;
 };
-static_assert(sizeof(wire_site) == 160, "warmup: a site's wire record is 160 bytes");
+static_assert(figure_count != 6 || wire_site::size == 160, "warmup: the six figures' wire record is 160 bytes");
+static_assert(std::apply([](auto... rows) { return (std::size_t{is_optional<typename decltype(rows)::value>} + ... + 0); },
+                         figure_rows{}) <= 8,
+              "warmup: a site's wire record has a byte of bits for its optional figures");
 
 /// The bytes a rank with `sites` sites sends.
-constexpr std::size_t wire_bytes(std::size_t sites) noexcept { return sizeof(wire_rank) + sites * sizeof(wire_site); }
-
-inline std::uint64_t fnv1a(std::string_view s) noexcept {
-  std::uint64_t h = 1469598103934665603ull;
-  for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  return h;
-}
+constexpr std::size_t wire_bytes(std::size_t sites) noexcept { return sizeof(wire_rank) + sites * wire_site::size; }
 
 template <std::size_t N>
 void put_text(char (&out)[N], std::string_view s) noexcept {
@@ -95,19 +122,29 @@ inline void encode(const rank_summary& s, int rank, std::vector<unsigned char>& 
   const std::size_t at = out.size();
   out.resize(at + wire_bytes(s.sites.size()));
   std::memcpy(out.data() + at, &h, sizeof h);
-  unsigned char* p = out.data() + at + sizeof h;
+  unsigned char* p = out.data() + at + sizeof h;  // zeroed by resize: padding and empty figures stay 0
   for (const site_summary& x : s.sites) {
-    wire_site w{};
-    w.calls = x.calls;
-    w.first = x.first.count();
-    w.warmup_excess = x.warmup_excess.count();
-    w.op = static_cast<std::uint8_t>(x.op);
-    if (x.p50) w.p50 = x.p50->count(), w.has |= 1;
-    if (x.device_first) w.device_first = x.device_first->count(), w.has |= 2;
-    if (x.device_p50) w.device_p50 = x.device_p50->count(), w.has |= 4;
-    put_name(w.name, x.name);
-    std::memcpy(p, &w, sizeof w);
-    p += sizeof w;
+    std::size_t at_figure = wire_site::figures;
+    unsigned optional = 0;
+    for_each_figure([&](auto row) {
+      const auto& v = x.*(row.template member<site_summary>());
+      std::uint64_t raw = 0;
+      if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::uint64_t>) {
+        raw = v;
+      } else if constexpr (is_optional<std::decay_t<decltype(v)>>) {
+        if (v) raw = static_cast<std::uint64_t>(v->count()), p[wire_site::has] |= static_cast<unsigned char>(1u << optional);
+        ++optional;
+      } else {
+        raw = static_cast<std::uint64_t>(v.count());
+      }
+      std::memcpy(p + at_figure, &raw, sizeof raw);
+      at_figure += 8;
+    });
+    p[wire_site::op] = static_cast<unsigned char>(x.op);
+    char name[wire_site::name_size];
+    put_name(name, x.name);
+    std::memcpy(p + wire_site::name, name, sizeof name);
+    p += wire_site::size;
   }
 }
 
@@ -128,18 +165,26 @@ inline bool decode(const unsigned char* bytes, std::size_t size, rank_summary& o
   out.sites.resize(h.sites);
   const unsigned char* p = bytes + sizeof h;
   for (site_summary& x : out.sites) {
-    wire_site w;
-    std::memcpy(&w, p, sizeof w);
-    p += sizeof w;
-    if (w.op >= op_kind_count) return false;
-    x.name = get_text(w.name);
-    x.op = static_cast<op_kind>(w.op);
-    x.calls = w.calls;
-    x.first = std::chrono::nanoseconds{w.first};
-    x.warmup_excess = std::chrono::nanoseconds{w.warmup_excess};
-    if (w.has & 1) x.p50 = std::chrono::nanoseconds{w.p50};
-    if (w.has & 2) x.device_first = std::chrono::nanoseconds{w.device_first};
-    if (w.has & 4) x.device_p50 = std::chrono::nanoseconds{w.device_p50};
+    if (p[wire_site::op] >= op_kind_count) return false;
+    char name[wire_site::name_size];
+    std::memcpy(name, p + wire_site::name, sizeof name);
+    x.name = get_text(name);
+    x.op = static_cast<op_kind>(p[wire_site::op]);
+    std::size_t at_figure = wire_site::figures;
+    unsigned optional = 0;
+    for_each_figure([&](auto row) {
+      auto& v = x.*(row.template member<site_summary>());
+      std::uint64_t raw;
+      std::memcpy(&raw, p + at_figure, sizeof raw);
+      at_figure += 8;
+      using V = std::decay_t<decltype(v)>;
+      const std::chrono::nanoseconds duration{static_cast<std::int64_t>(raw)};
+      if constexpr (std::is_same_v<V, std::uint64_t>) v = raw;
+      else if constexpr (is_optional<V>) {
+        if ((p[wire_site::has] >> optional++) & 1u) v = duration;
+      } else v = duration;
+    });
+    p += wire_site::size;
   }
   return true;
 }

@@ -104,14 +104,15 @@ inline void svg_cause_bar(std::string& o, const attribution& a, const std::strin
                "\" font-size=\"9\" fill=\"#1f2430\" text-anchor=\"middle\">" + xml_text(label, 32) + "</text>\n";
     x += pw;
   };
-  // Host code comes a part per shared object: shades of its colour in turn tell neighbours apart.
-  static const char* const host_shades[] = {"#e7ba52", "#f3dc9c", "#c99a2e"};
-  std::size_t host_parts = 0;
+  // Host code comes a part per shared object (by_object, cause.hpp): shades of its colour in turn
+  // tell neighbours apart.
+  static const char* const object_shades[] = {"#e7ba52", "#f3dc9c", "#c99a2e"};
+  std::size_t object_parts = 0;
   for (const cause_time& c : a.causes) {
-    const bool host = c.what == cause::host_code;
-    const std::string name = host ? "host code " + printable(c.where, 24) : std::string(describe(c.what));
+    const bool per_object = by_object(c.what);
+    const std::string name = std::string(describe(c.what)) + (per_object ? " " + printable(c.where, 24) : std::string());
     const std::string pct = share(c.time, a.excess);
-    part(double(c.time.count()), host ? host_shades[host_parts++ % 3] : cause_colour(c.what), name, pct, false);
+    part(double(c.time.count()), per_object ? object_shades[object_parts++ % 3] : cause_colour(c.what), name, pct, false);
     const std::string more = (listed == 0 ? " " : ", ") + pct + " " + name;
     if (!words_full && words.size() + more.size() + over.size() <= words_fit) words += more, ++listed;
     else words_full = true;

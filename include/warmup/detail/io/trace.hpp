@@ -55,14 +55,14 @@ inline void trace_why(json_out& j, const attribution& a) {
   j.key("why_us");  // microseconds, as the format's ts and dur
   j.open('{');
   for (const cause_time& c : a.causes)
-    if (c.what != cause::host_code) trace_number(j, to_string(c.what).data(), c.time);  // a literal: ends in NUL
+    if (!by_object(c.what)) trace_number(j, to_string(c.what).data(), c.time);  // a literal: ends in NUL
   trace_number(j, "unattributed", a.unattributed);
   trace_number(j, "excess", a.excess);
   j.close('}');
   j.key("cpu_samples");
   j.open('[');
   for (const cause_time& c : a.causes)
-    if (c.what == cause::host_code) {
+    if (by_object(c.what)) {  // a shared object's CPU samples (cause.hpp: its count counts them)
       j.open('{');
       j.key("object"), j.value(std::string_view{c.where});
       trace_number(j, "time_us", c.time);

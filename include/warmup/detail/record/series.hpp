@@ -48,7 +48,7 @@ inline thread_local char writer_token = 0;
 class later_lane {
  public:
   /// `single_writer`: only the calling thread ever adds to this lane, so each update is a plain
-  /// load and store instead of a locked read-modify-write (8 ns each on x86, BENCHMARKS.md).
+  /// load and store instead of a locked read-modify-write (BENCHMARKS.md has what each costs on x86).
   template <bool single_writer>
   WARMUP_HOT_INLINE void add(std::uint64_t ns, std::int64_t dev) noexcept {
     if constexpr (single_writer) {
@@ -230,7 +230,7 @@ class series {
   }
 
   /// Two lanes' buckets, each list increasing, into one increasing list without repeats (a
-  /// snapshot's work: defined with the runtime, detail/runtime/snapshot.hpp).
+  /// snapshot's work: defined with the runtime, detail/analysis/statistics.hpp).
   static void merge_buckets(std::vector<series_data::bucket>& b);
 
 

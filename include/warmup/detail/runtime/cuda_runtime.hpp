@@ -13,9 +13,10 @@
 #include <cstdlib>
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <string>
-#include <type_traits>
 
+#include "warmup/detail/cuda_driver.hpp"
 #include "warmup/detail/runtime/notices.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -67,29 +68,11 @@ struct cuda_state {
   std::string why_unavailable;  // written once, before runtime becomes unavailable
   std::mutex probe;             ///< one thread decides whether device timing is possible
 
-  using primary_ctx_state_fn = CUresult(CUDAAPI*)(CUdevice, unsigned*, int*);
-  using device_get_fn = CUresult(CUDAAPI*)(CUdevice*, int);
-  primary_ctx_state_fn primary_ctx_state = nullptr;
-  device_get_fn device_get = nullptr;
-  /// cuMemGetInfo, for the memory a first call takes (site::first_call_begins); optional.
-  CUresult(CUDAAPI* mem_get_info)(std::size_t*, std::size_t*) = nullptr;
-
-  /// The driver calls on the hot path of a scope on an explicit stream. They cost a third of
-  /// their runtime wrappers (cuStreamIsCapturing 29 ns against 80 ns, BENCHMARKS.md) and
-  /// never touch the runtime's last-error slot, which stays the program's alone.
-  struct driver_calls {
-    CUresult(CUDAAPI* stream_get_ctx)(CUstream, CUcontext*) = nullptr;
-    CUresult(CUDAAPI* stream_is_capturing)(CUstream, CUstreamCaptureStatus*) = nullptr;
-    CUresult(CUDAAPI* event_record)(CUevent, CUstream) = nullptr;
-    CUresult(CUDAAPI* event_elapsed)(float*, CUevent, CUevent) = nullptr;
-    CUresult(CUDAAPI* event_synchronize)(CUevent) = nullptr;
-    CUresult(CUDAAPI* ctx_get_current)(CUcontext*) = nullptr;
-    CUresult(CUDAAPI* exchange_capture_mode)(CUstreamCaptureMode*) = nullptr;
-    bool complete() const noexcept {
-      return stream_get_ctx && stream_is_capturing && event_record && event_elapsed &&
-             event_synchronize && ctx_get_current && exchange_capture_mode;
-    }
-  } driver;
+  /// The driver's functions (detail/cuda_driver.hpp), copied here once device timing was found
+  /// possible: this state and the rings are shared by every copy of the library in the process
+  /// (detail/process.hpp) and may outlive a copy unloaded with dlclose; the functions are
+  /// libcuda's, which outlives them all. Written before `runtime` becomes available.
+  cuda_driver driver;
 
   /// Per device, an event whose host time is known: device timestamps go on the host timeline
   /// as that time plus the event's distance to the anchor.
@@ -128,62 +111,32 @@ inline bool runtime_available() noexcept {
   std::lock_guard<std::mutex> lock(st.probe);
   if (st.runtime.load(std::memory_order_acquire) != cuda_state::unknown)
     return st.runtime.load() == cuda_state::available;
-  if (st.forked_after_init.load(std::memory_order_relaxed)) {
-    // CUDA cannot be used in a child forked after its parent initialised it: no CUDA call.
+  // Device timing off for good, saying why (the text made inside the guard: it may allocate).
+  const auto off = [&st](auto why) {
     WARMUP_TRY {
-      st.why_unavailable = "this process was forked from one that had initialised CUDA, which a child cannot use";
+      st.why_unavailable = why();
     } WARMUP_CATCH_ALL {
     }
     st.runtime.store(cuda_state::unavailable, std::memory_order_release);
     notice_board().raise(notice_kind::no_device,
                          "device timing is off: " + st.why_unavailable + "; host timing goes on");
     return false;
-  }
+  };
+  if (st.forked_after_init.load(std::memory_order_relaxed))  // a child cannot use it: no CUDA call
+    return off([] { return std::string("this process was forked from one that had initialised CUDA, which a child cannot use"); });
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
     if (e != cudaSuccess) (void)cudaGetLastError();  // ours: nothing of the program's ran yet
-    WARMUP_TRY {
-      st.why_unavailable = e != cudaSuccess ? "cudaGetDeviceCount failed (" + describe(e) + ")"
-                                            : std::string("no CUDA device is visible");
-    } WARMUP_CATCH_ALL {
-    }
-    st.runtime.store(cuda_state::unavailable, std::memory_order_release);
-    notice_board().raise(notice_kind::no_device,
-                         "device timing is off: " + st.why_unavailable + "; host timing goes on");
-    return false;
+    return off([e] {
+      return e != cudaSuccess ? "cudaGetDeviceCount failed (" + describe(e) + ")" : std::string("no CUDA device is visible");
+    });
   }
-  // Each at the ABI version whose signature the pointer type spells (12000: before
-  // cuStreamGetCtx gained a green-context argument).
-  const auto entry = [](const char* name, auto& fn, unsigned version) {
-    cudaDriverEntryPointQueryResult q{};
-    void* p = nullptr;
-    if (cudaGetDriverEntryPointByVersion(name, &p, version, cudaEnableDefault, &q) == cudaSuccess &&
-        q == cudaDriverEntryPointSuccess)
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(p);
-    else
-      (void)cudaGetLastError();  // ours: the program has made no CUDA call that could fail yet
-  };
-  entry("cuDevicePrimaryCtxGetState", st.primary_ctx_state, 12000);
-  entry("cuDeviceGet", st.device_get, 12000);
-  entry("cuMemGetInfo", st.mem_get_info, 12000);
-  entry("cuStreamGetCtx", st.driver.stream_get_ctx, 12000);
-  entry("cuStreamIsCapturing", st.driver.stream_is_capturing, 12000);
-  entry("cuEventRecord", st.driver.event_record, 12000);
-  entry("cuEventElapsedTime", st.driver.event_elapsed, 12080);
-  entry("cuEventSynchronize", st.driver.event_synchronize, 12000);
-  entry("cuCtxGetCurrent", st.driver.ctx_get_current, 12000);
-  entry("cuThreadExchangeStreamCaptureMode", st.driver.exchange_capture_mode, 12000);
-  if (!st.driver.complete()) {
-    WARMUP_TRY {
-      st.why_unavailable = "the CUDA driver lacks an entry point the library needs (driver too old?)";
-    } WARMUP_CATCH_ALL {
-    }
-    st.runtime.store(cuda_state::unavailable, std::memory_order_release);
-    notice_board().raise(notice_kind::no_device,
-                         "device timing is off: " + st.why_unavailable + "; host timing goes on");
-    return false;
-  }
+  // The runtime has loaded libcuda by now: the driver's table is there.
+  const cuda_driver* drv = cuda_driver_table();
+  if (drv == nullptr || !drv->has(driver_feature::device_timing))
+    return off([] { return std::string("the CUDA driver lacks an entry point the library needs (driver too old?)"); });
+  st.driver = *drv;
   st.runtime.store(cuda_state::available, std::memory_order_release);
   // The runtime has registered its own teardown by now; a handler registered after it runs
   // before it.
@@ -194,14 +147,24 @@ inline bool runtime_available() noexcept {
 /// Whether the device's primary context exists, asked without creating it: creating it here
 /// would move the program's context creation out of its own measurement.
 inline bool context_exists(int device) noexcept {
-  const cuda_state& st = cuda();
-  if (st.primary_ctx_state == nullptr || st.device_get == nullptr) return true;
+  const cuda_driver& drv = cuda().driver;
+  if (!drv.has(driver_feature::context_probe)) return true;
   CUdevice d{};
-  if (st.device_get(&d, device) != CUDA_SUCCESS) return false;
+  if (drv.device_get(&d, device) != CUDA_SUCCESS) return false;
   unsigned flags = 0;
   int active = 0;
-  if (st.primary_ctx_state(d, &flags, &active) != CUDA_SUCCESS) return false;
+  if (drv.primary_ctx_state(d, &flags, &active) != CUDA_SUCCESS) return false;
   return active != 0;
+}
+
+/// Whether a CUDA context is current on the calling thread, asked of the driver only where the
+/// library already found CUDA working (so never initialising it); empty where not known.
+inline std::optional<bool> current_context_exists() noexcept {
+  const cuda_state& st = cuda();
+  if (st.runtime.load(std::memory_order_acquire) != cuda_state::available) return std::nullopt;
+  CUcontext c = nullptr;
+  if (st.driver.ctx_get_current(&c) != CUDA_SUCCESS) return std::nullopt;
+  return c != nullptr;
 }
 
 /// The null stream, the legacy stream and the per-thread stream belong to the current device;

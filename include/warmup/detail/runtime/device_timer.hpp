@@ -8,11 +8,9 @@
 #include "warmup/detail/process.hpp"
 
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
 
 #include <array>
 #include <mutex>
-#include <optional>
 #include <vector>
 
 #include "warmup/detail/record/device_timer.hpp"
@@ -22,9 +20,9 @@ WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
 /// The least time an event pair reads with nothing between its events, on `device`: every
-/// device duration carries it (2 us on an H200, so a 5 us kernel reads 1.3x its `ncu` time:
-/// BENCHMARKS.md). The best of a few empty pairs on the library's private stream, measured once,
-/// outside every measurement.
+/// device duration carries it, which weighs on a short kernel's (BENCHMARKS.md gives it). The
+/// best of a few empty pairs on the library's private stream, measured once, outside every
+/// measurement.
 inline void measure_pair_floor(int device, cudaStream_t s) noexcept {
   cudaEvent_t a = nullptr, b = nullptr;
   cudaError_t err = cudaEventCreate(&a);
@@ -170,8 +168,9 @@ inline bool current(const event_ring* r) noexcept {
          !st.device_off[d].load(std::memory_order_relaxed);
 }
 
-/// An explicit stream: driver calls only, about 60 ns beyond the event record (BENCHMARKS.md;
-/// the stream's context, its capture state), and the runtime's error slot is never touched.
+/// An explicit stream: driver calls only (the stream's context, its capture state: BENCHMARKS.md
+/// gives their cost), a fraction of their runtime wrappers', and the runtime's last-error slot,
+/// which driver calls never touch, stays the program's alone.
 inline event_ring* ring_for_explicit(cudaStream_t stream, untimed& why) noexcept {
   const cuda_state& st = cuda();
   const auto cu_stream = reinterpret_cast<CUstream>(stream);
@@ -272,50 +271,6 @@ WARMUP_DETAIL_RUNTIME device_mark device_begin(device_sink* sink, std::uint64_t 
     case event_ring::start::failed: m.why = untimed::unavailable; break;
   }
   return m;
-}
-
-/// Whether a CUDA context is current on the calling thread, asked of the driver only where the
-/// library already found CUDA working (so never initialising it); empty where not known.
-inline std::optional<bool> current_context_exists() noexcept {
-  const cuda_state& st = cuda();
-  if (st.runtime.load(std::memory_order_acquire) != cuda_state::available || st.driver.ctx_get_current == nullptr)
-    return std::nullopt;
-  CUcontext c = nullptr;
-  if (st.driver.ctx_get_current(&c) != CUDA_SUCCESS) return std::nullopt;
-  return c != nullptr;
-}
-
-/// The same, before the library has looked for CUDA (the process's first device-timed scope,
-/// whose start comes before its look): asked of the driver only where the program has loaded
-/// it, and of a context only where one is current. A driver not yet initialised answers
-/// CUDA_ERROR_NOT_INITIALIZED and stays so; nothing is loaded or initialised here.
-inline std::optional<std::uint64_t> device_memory_free_unprobed() noexcept {
-  void* driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-  if (driver == nullptr) return std::nullopt;
-  std::optional<std::uint64_t> out;
-  using ctx_get_current_fn = CUresult (*)(CUcontext*);
-  using mem_get_info_fn = CUresult (*)(std::size_t*, std::size_t*);
-  const auto get_current = reinterpret_cast<ctx_get_current_fn>(::dlsym(driver, "cuCtxGetCurrent"));
-  const auto get_info = reinterpret_cast<mem_get_info_fn>(::dlsym(driver, "cuMemGetInfo_v2"));
-  CUcontext c = nullptr;
-  std::size_t free = 0, total = 0;
-  if (get_current != nullptr && get_info != nullptr && get_current(&c) == CUDA_SUCCESS && c != nullptr &&
-      get_info(&free, &total) == CUDA_SUCCESS)
-    out = free;
-  ::dlclose(driver);
-  return out;
-}
-
-/// The free memory of the calling thread's current device, asked of the driver only where a
-/// context is current (so never making one), and never a synchronisation; empty otherwise.
-inline std::optional<std::uint64_t> device_memory_free() noexcept {
-  const cuda_state& st = cuda();
-  const int known = st.runtime.load(std::memory_order_acquire);
-  if (known == cuda_state::unknown) return device_memory_free_unprobed();
-  if (known != cuda_state::available || st.mem_get_info == nullptr || current_context_exists() != true) return std::nullopt;
-  std::size_t free = 0, total = 0;
-  if (st.mem_get_info(&free, &total) != CUDA_SUCCESS) return std::nullopt;
-  return free;
 }
 
 WARMUP_DETAIL_RUNTIME void device_end_recorded(const device_mark& m, cudaStream_t stream, bool after_idle) noexcept {

@@ -1,5 +1,6 @@
 /// @file
-/// @brief The WARMUP_* environment variables: read once at load, each checked, none trusted.
+/// @brief The environment: the WARMUP_* variables, read once at load, each checked, none trusted;
+/// and the CUDA variables a report states (module loading, the JIT cache), read at each snapshot.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
@@ -131,6 +132,23 @@ inline std::vector<std::string_view> environment_names() {
     names.emplace_back(*p, eq != nullptr ? static_cast<std::size_t>(eq - *p) : std::strlen(*p));
   }
   return names;
+}
+
+/// How the driver loads modules, as the environment tells it (LAZY unless set otherwise).
+inline std::string module_loading_mode() {
+  const char* v = std::getenv("CUDA_MODULE_LOADING");
+  return v != nullptr && *v != '\0' ? printable(v, 40) : std::string("LAZY (the default)");
+}
+
+/// The JIT compute cache as the environment sets it.
+inline std::string jit_cache_settings() {
+  const char* disable = std::getenv("CUDA_CACHE_DISABLE");
+  const char* path = std::getenv("CUDA_CACHE_PATH");
+  const char* size = std::getenv("CUDA_CACHE_MAXSIZE");
+  std::string out = disable != nullptr && std::string_view{disable} == "1" ? "disabled" : "enabled";
+  if (path != nullptr && *path != '\0') out += ", path " + printable(path, 200);
+  if (size != nullptr && *size != '\0') out += ", max size " + printable(size, 40);
+  return out;
 }
 
 /// Applies what the environment asks for and prints one line per variable not understood.

@@ -8,7 +8,7 @@
 #include <mutex>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/runtime/cause_store.hpp"
 #include "warmup/detail/analysis/cupti.hpp"
 #include "warmup/detail/clock.hpp"
 #include "warmup/detail/process.hpp"

@@ -1,13 +1,18 @@
 /// @file
-/// @brief Who wrote a report: the rank as the job's launcher tells it, the host, the process.
+/// @brief Who wrote a report: the rank as the job's launcher tells it, the host, the process, when
+/// it started.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
 
+#include <atomic>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +21,9 @@
 #include <unistd.h>
 
 #include "warmup/detail/io/text.hpp"
+#include "warmup/detail/runtime/clock.hpp"
+#include "warmup/detail/runtime/notices.hpp"
+#include "warmup/report.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -87,6 +95,56 @@ inline std::string host_name() {
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "unknown";
   return printable(buf, 255);
+}
+
+/// `ms` since 1970 as ISO 8601 UTC, to the millisecond: "2026-11-26T23:59:59.123Z".
+inline std::string iso_utc(std::int64_t ms) {
+  const std::time_t s = static_cast<std::time_t>(ms / 1000);
+  std::tm t{};
+  if (ms < 0 || ::gmtime_r(&s, &t) == nullptr) return "unknown";
+  char text[96];  // room for any int the format could be given, so no compiler warns of truncation
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday,
+                t.tm_hour, t.tm_min, t.tm_sec, static_cast<int>(ms % 1000));
+  return text;
+}
+
+/// Who is writing the report, read now: the launcher's variables (a value that cannot be
+/// trusted is said once, in the notices), the host's name, the pid.
+inline run_identity read_identity() {
+  run_identity id;
+  const rank_reading rr = read_rank([](const char* n) { return std::getenv(n); });
+  id.rank = rr.rank;
+  id.local_rank = rr.local_rank;
+  id.world_size = rr.world_size;
+  id.launcher = rr.launcher;
+  if (!rr.problems.empty() && !notice_board().raised(notice_kind::rank)) {
+    std::string text = "the job's rank variables:";
+    for (const std::string& p : rr.problems) text += " " + p + ";";
+    text.pop_back();
+    notice_board().raise(notice_kind::rank, text);
+  }
+  id.host = host_name();
+  id.pid = static_cast<int>(::getpid());
+  id.started = iso_utc(once().start_wall_ms.load(std::memory_order_relaxed));
+  return id;
+}
+
+/// read_identity(), once per process: the host's name and the launcher's variables do not change
+/// while it runs. A forked child has a pid of its own, so it reads its identity again (its notices
+/// were cleared at the fork: a rank variable it cannot trust is said again, in its own report).
+/// No lock, so a fork can never leave one held: an identity once published is never freed (one a
+/// process, and one more in each forked child that takes a snapshot).
+inline run_identity identity_now() {
+  static std::atomic<const run_identity*> kept{nullptr};
+  const int pid = static_cast<int>(::getpid());
+  const run_identity* k = kept.load(std::memory_order_acquire);
+  if (k != nullptr && k->pid == pid) return *k;
+  const run_identity* fresh = new (std::nothrow) run_identity(read_identity());
+  if (fresh == nullptr) return read_identity();  // out of memory: read now, keep nothing
+  if (kept.compare_exchange_strong(k, fresh, std::memory_order_acq_rel)) return *fresh;
+  run_identity id = k->pid == pid ? *k : *fresh;  // another thread published first
+  delete fresh;
+  return id;
 }
 
 }  // namespace detail

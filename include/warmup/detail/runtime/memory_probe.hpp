@@ -1,9 +1,9 @@
 /// @file
 /// @brief Cheap, always-on memory signals that need no CUPTI: how much a stream-ordered pool
-/// reserved before and after an allocation scope (pool growth), and whether a copy's host
-/// memory is pinned or pageable (pageable memory is staged by the driver through a pinned
-/// buffer of its own). Driver calls only, outside the measured time; the runtime's last-error
-/// slot stays the program's.
+/// reserved before and after an allocation scope (pool growth), whether a copy's host memory is
+/// pinned or pageable (pageable memory is staged by the driver through a pinned buffer of its
+/// own), and the device memory a first call takes. Driver calls only (detail/cuda_driver.hpp),
+/// outside the measured time; the runtime's last-error slot stays the program's.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
@@ -12,45 +12,64 @@
 
 #include <cstdint>
 #include <optional>
-#include <type_traits>
-
-#include <dlfcn.h>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/analysis/memory_driver.hpp"
+#include "warmup/detail/cuda_driver.hpp"
 #include "warmup/detail/record/memory_probe.hpp"
 #include "warmup/detail/runtime/cuda_runtime.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
-/// nullptr until the CUDA runtime was seen working (device_timer.hpp), so that no probe of ours
-/// is the program's first CUDA call, or where libcuda lacks the calls.
-inline const memory_driver* memory_calls() noexcept {
-  if (cuda().runtime.load(std::memory_order_acquire) != cuda_state::available) return nullptr;
-  static const std::optional<memory_driver> d = []() -> std::optional<memory_driver> {
-    memory_driver m;
-    if (!m.load()) return std::nullopt;
-    return m;
-  }();
-  return d ? &*d : nullptr;
+/// The driver's functions where the CUDA runtime was seen working (device_timer.hpp), so that no
+/// probe of ours is the program's first CUDA call; nullptr before, or where it cannot be used.
+inline const cuda_driver* memory_calls() noexcept {
+  const cuda_state& st = cuda();
+  return st.runtime.load(std::memory_order_acquire) == cuda_state::available ? &st.driver : nullptr;
 }
 
 WARMUP_DETAIL_RUNTIME std::optional<std::uint64_t> pool_reserved(cudaStream_t stream) noexcept {
-  const memory_driver* d = memory_calls();
-  if (d == nullptr) return std::nullopt;
+  const cuda_driver* d = memory_calls();
+  if (d == nullptr || !d->has(driver_feature::pool_reserve)) return std::nullopt;
   return d->reserved(d->pool_of(reinterpret_cast<CUstream>(stream)));
 }
 
 WARMUP_DETAIL_RUNTIME host_memory_kind classify_host_memory(const void* p) noexcept {
-  const memory_driver* d = memory_calls();
-  if (p == nullptr || d == nullptr || d->pointer_get_attribute == nullptr) return host_memory_kind::unknown;
+  const cuda_driver* d = memory_calls();
+  if (p == nullptr || d == nullptr || !d->has(driver_feature::host_memory_kind)) return host_memory_kind::unknown;
   unsigned type = 0;
   const CUresult r = d->pointer_get_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
                                               static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p)));
   if (r == CUDA_ERROR_INVALID_VALUE) return host_memory_kind::pageable;  // unknown to the driver
   if (r != CUDA_SUCCESS) return host_memory_kind::unknown;                // no context, say
   return type == CU_MEMORYTYPE_HOST ? host_memory_kind::pinned : host_memory_kind::device;
+}
+
+/// The free memory of the current context's device, where one is current; empty otherwise.
+inline std::optional<std::uint64_t> free_in_current_context(const cuda_driver& d) noexcept {
+  if (!d.has(driver_feature::memory_free)) return std::nullopt;
+  CUcontext c = nullptr;
+  std::size_t free = 0, total = 0;
+  if (d.ctx_get_current(&c) != CUDA_SUCCESS || c == nullptr || d.mem_get_info(&free, &total) != CUDA_SUCCESS)
+    return std::nullopt;
+  return free;
+}
+
+/// The free memory of the calling thread's current device, asked of the driver only where a
+/// context is current (so never making one), and never a synchronisation; empty otherwise.
+/// Before the library has looked for CUDA (the process's first device-timed scope, whose start
+/// comes before its look): asked only where the program has loaded the driver (the table is
+/// nullptr before); a driver not yet initialised answers CUDA_ERROR_NOT_INITIALIZED and stays
+/// so. Nothing is loaded or initialised here.
+inline std::optional<std::uint64_t> device_memory_free() noexcept {
+  const cuda_state& st = cuda();
+  const int known = st.runtime.load(std::memory_order_acquire);
+  if (known == cuda_state::unknown) {
+    const cuda_driver* d = cuda_driver_table();
+    return d != nullptr ? free_in_current_context(*d) : std::nullopt;
+  }
+  if (known != cuda_state::available) return std::nullopt;
+  return free_in_current_context(st.driver);
 }
 
 }  // namespace detail

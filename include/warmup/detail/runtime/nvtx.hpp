@@ -17,19 +17,9 @@
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
-/// ARGB colours: each kind its own steady colour; every site's first call is drawn in red so it
-/// stands apart in Nsight Systems' timeline.
+/// ARGB: every site's first call is drawn in red so it stands apart in Nsight Systems' timeline;
+/// later calls in their kind's colour (its row in op.hpp's `kind_table`).
 inline constexpr std::uint32_t first_call_color = 0xFFE0321Eu;
-inline constexpr per_kind<std::uint32_t> steady_colors[] = {
-    {op_kind::context, 0xFF8E6BBFu},  // violet
-    {op_kind::alloc, 0xFFE6A23Cu},    // amber
-    {op_kind::h2d, 0xFF3C8DDEu},      // blue
-    {op_kind::d2h, 0xFF2CB5A0u},      // teal
-    {op_kind::d2d, 0xFF6C9E3Bu},      // green
-    {op_kind::launch, 0xFF5470C6u},   // indigo
-    {op_kind::region, 0xFF909399u},   // grey
-};
-static_assert(in_kind_order(steady_colors), "warmup: steady_colors must list every op_kind, in order");
 
 /// NVTX category ids are op_kind + 1: category 0 means "none" to NVTX.
 constexpr std::uint32_t nvtx_category(op_kind k) noexcept {
@@ -84,7 +74,7 @@ WARMUP_DETAIL_RUNTIME void nvtx_push_attached(const nvtx_name& name, op_kind k, 
   a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
   a.category = nvtx_category(k);
   a.colorType = NVTX_COLOR_ARGB;
-  a.color = call == 0 ? first_call_color : steady_colors[static_cast<std::size_t>(k)].value;
+  a.color = call == 0 ? first_call_color : kind_table[static_cast<std::size_t>(k)].nvtx_colour;
   a.payloadType = NVTX_PAYLOAD_TYPE_UNSIGNED_INT64;
   a.payload.ullValue = call;
   if (name.handle != nullptr) {

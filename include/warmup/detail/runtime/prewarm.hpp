@@ -12,36 +12,12 @@
 #include <string>
 
 #include "warmup/config.hpp"
+#include "warmup/detail/cuda_driver.hpp"
 #include "warmup/prewarm.hpp"
 #include "warmup/scope.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
-
-/// `cuFuncIsLoaded` / `cuFuncLoad` (CUDA 12.4), from the runtime's view of the driver: no link
-/// to libcuda. Absent on older drivers, where `cudaGetFuncBySymbol` alone loads the kernel.
-struct function_loading {
-  CUresult(CUDAAPI* is_loaded)(CUfunctionLoadingState*, CUfunction) = nullptr;
-  CUresult(CUDAAPI* load)(CUfunction) = nullptr;
-};
-inline const function_loading& function_loading_calls() noexcept {
-  static const function_loading calls = [] {
-    function_loading f;
-#if CUDART_VERSION >= 12050
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuFuncIsLoaded", &p, 12040, cudaEnableDefault, &q) == cudaSuccess &&
-        q == cudaDriverEntryPointSuccess)
-      f.is_loaded = reinterpret_cast<decltype(f.is_loaded)>(p);
-    p = nullptr;
-    if (cudaGetDriverEntryPointByVersion("cuFuncLoad", &p, 12040, cudaEnableDefault, &q) == cudaSuccess &&
-        q == cudaDriverEntryPointSuccess)
-      f.load = reinterpret_cast<decltype(f.load)>(p);
-#endif
-    return f;
-  }();
-  return calls;
-}
 
 WARMUP_DETAIL_RUNTIME prewarm_status load_kernels(const void* const* kernels, std::size_t count) {
   const region_scope s{"warmup::prewarm_kernels"};
@@ -53,15 +29,18 @@ WARMUP_DETAIL_RUNTIME prewarm_status load_kernels(const void* const* kernels, st
     cudaFunction_t f = nullptr;
     if (const cudaError_t e = cudaGetFuncBySymbol(&f, kernels[i]); e != cudaSuccess)
       return step.failed("cudaGetFuncBySymbol(" + which + ")", e);
-    // Where the driver can say so, make sure: a kernel still unloaded is loaded here.
-    const function_loading& calls = function_loading_calls();
+    // Where the driver can say so (cuFuncIsLoaded, CUDA 12.4), make sure: a kernel still
+    // unloaded is loaded here. Older drivers: cudaGetFuncBySymbol alone loads it.
+#if CUDA_VERSION >= 12040
+    const cuda_driver* drv = cuda_driver_table();
     CUfunctionLoadingState state = CU_FUNCTION_LOADING_STATE_LOADED;
-    if (calls.is_loaded != nullptr && calls.load != nullptr &&
-        calls.is_loaded(&state, reinterpret_cast<CUfunction>(f)) == CUDA_SUCCESS &&
+    if (drv != nullptr && drv->has(driver_feature::kernel_loading) &&
+        drv->func_is_loaded(&state, reinterpret_cast<CUfunction>(f)) == CUDA_SUCCESS &&
         state == CU_FUNCTION_LOADING_STATE_UNLOADED) {
-      if (const CUresult r = calls.load(reinterpret_cast<CUfunction>(f)); r != CUDA_SUCCESS)
+      if (const CUresult r = drv->func_load(reinterpret_cast<CUfunction>(f)); r != CUDA_SUCCESS)
         return step.failed("cuFuncLoad(" + which + ")", static_cast<cudaError_t>(r));
     }
+#endif
   }
   return step.ok();
 }

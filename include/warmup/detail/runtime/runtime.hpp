@@ -8,6 +8,7 @@
 /// these hooks share lives behind the process anchor (process.hpp), one per process however
 /// many copies of the library it loads.
 #pragma once
+#include "warmup/detail/header_begin.hpp"
 
 #include "warmup/config.hpp"
 
@@ -22,7 +23,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/runtime/cause_store.hpp"
 #include "warmup/detail/analysis/cupti.hpp"
 #include "warmup/detail/io/csv.hpp"
 #include "warmup/detail/io/json.hpp"
@@ -272,3 +273,5 @@ inline void ensure_started() noexcept {}  // nothing to start: nothing is measur
 }  // namespace detail
 WARMUP_END_NAMESPACE
 #endif
+
+#include "warmup/detail/header_end.hpp"

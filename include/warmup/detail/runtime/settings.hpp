@@ -14,7 +14,7 @@
 #include "warmup/settings.hpp"
 
 #if WARMUP_ENABLED
-#include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/runtime/cause_store.hpp"
 #include "warmup/detail/analysis/cpu_sampler.hpp"
 #include "warmup/detail/process.hpp"
 #include "warmup/detail/record/recurrence.hpp"

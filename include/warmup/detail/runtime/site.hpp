@@ -14,13 +14,14 @@
 #include <vector>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/runtime/cause_store.hpp"
 #include "warmup/detail/analysis/cpu_sampler.hpp"
 #include "warmup/detail/analysis/host_probe.hpp"
 #include "warmup/detail/busy.hpp"
 #include "warmup/detail/process.hpp"
 #include "warmup/detail/runtime/clock.hpp"
 #include "warmup/detail/runtime/device_timer.hpp"
+#include "warmup/detail/runtime/memory_probe.hpp"  // device_memory_free: a first call's memory
 #include "warmup/detail/record/site.hpp"
 #include "warmup/detail/runtime/notices.hpp"
 

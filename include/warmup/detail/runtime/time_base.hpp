@@ -7,7 +7,7 @@
 /// CPU reports an invariant TSC, `CNTVCT_EL0` on Arm) and stores ticks; a snapshot converts
 /// them with the rate measured between the pair taken at load and the latest one, so a first
 /// call is converted with the best rate the run has, not the one known when it happened. No
-/// pair is waited for: start-up, which this library measures, pays one pair (about 60 ns, BENCHMARKS.md).
+/// pair is waited for: start-up, which this library measures, pays one pair (its cost is in BENCHMARKS.md).
 ///
 /// Where the counter cannot be trusted (no invariant bit, another architecture, WARMUP_CLOCK=
 /// steady), ticks are steady-clock nanoseconds. Where a later pair disagrees with the rate (a

@@ -1,0 +1,275 @@
+/// @file
+/// @brief The process's cause store: the cause records CUPTI and the host signals hand over, the
+/// cold windows they may join, and the CPU samples of cold calls, kept until a snapshot joins them
+/// (detail/analysis/attribution.hpp). One per process, behind the process anchor, under a mutex.
+#pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "warmup/config.hpp"
+#include "warmup/detail/busy.hpp"
+#include "warmup/detail/causes.hpp"
+#include "warmup/detail/process.hpp"
+#include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/analysis/cpu_samples.hpp"
+
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
+
+/// Intervals (anything with `start_ns` and `end_ns`) kept in order of start, so that those
+/// overlapping a span are found by a binary search, not a scan: a snapshot joins every cold
+/// window of 10^5 sites against up to 2^18 records. Intervals longer than `long_ns` (the driver's
+/// initialisation, a long wait) are few and kept apart, scanned whole.
+template <class T>
+class interval_set {
+ public:
+  static constexpr std::uint64_t long_ns = 1'000'000'000;
+
+  void add(const T& x) {
+    const std::uint64_t len = x.end_ns > x.start_ns ? x.end_ns - x.start_ns : 0;
+    if (len > long_ns) {
+      long_.push_back(x);
+      return;
+    }
+    max_len_ = std::max(max_len_, len);
+    // Records arrive nearly in order of start: the insertion point is at or near the end.
+    auto at = items_.end();
+    while (at != items_.begin() && std::prev(at)->start_ns > x.start_ns) --at;
+    items_.insert(at, x);
+  }
+
+  /// Calls `f` on each interval overlapping [start, end).
+  template <class F>
+  void each_overlapping(std::uint64_t start, std::uint64_t end, F&& f) const {
+    for (const T& x : long_)
+      if (x.start_ns < end && x.end_ns > start) f(x);
+    const std::uint64_t from = start > max_len_ ? start - max_len_ : 0;
+    auto it = std::lower_bound(items_.begin(), items_.end(), from,
+                               [](const T& x, std::uint64_t v) { return x.start_ns < v; });
+    for (; it != items_.end() && it->start_ns < end; ++it)
+      if (it->end_ns > start) f(*it);
+  }
+
+  std::size_t size() const noexcept { return items_.size() + long_.size(); }
+  void clear() noexcept {
+    items_.clear();
+    long_.clear();
+    max_len_ = 0;
+  }
+
+ private:
+  std::vector<T> items_;
+  std::vector<T> long_;
+  std::uint64_t max_len_ = 0;
+};
+
+/// The cause records of the process, and the cold windows seen so far. Bounded: past `cap`
+/// records, new ones are counted as dropped. A record of a cause kept near cold calls only (its
+/// row in cause.hpp: synchronisations, one per cudaStreamSynchronize) is kept only where it overlaps
+/// a cold window already closed or an open first call of its thread, so a steady loop of
+/// synchronisations cannot fill the store.
+class cause_store {
+ public:
+  static constexpr std::size_t cap = 1u << 18;  // 8 MiB of records
+  static constexpr std::size_t sample_cap = 1u << 16;
+
+  void add(const cause_record& r) noexcept {
+    const busy_section busy;
+    WARMUP_TRY {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (kept_of(r.what) == cause_kept::near_cold && !near_cold_locked(r)) return;
+      if (records_.size() >= cap) {
+        ++dropped_;
+        return;
+      }
+      records_.add(r);
+    } WARMUP_CATCH_ALL {
+      dropped_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  /// The CPU samples of one cold call of `thread`: each stands for the CPU time since the one
+  /// before. Where they were taken in user mode only (a task clock), a sample stands for one
+  /// period of it, and the rest of the time since the one before was the kernel's.
+  void add_samples(std::uint64_t thread, const sampled_call& call) noexcept {
+    const busy_section busy;
+    WARMUP_TRY {
+      std::lock_guard<std::mutex> lock(mutex_);
+      samples_lost_ += call.lost;
+      std::uint64_t cpu = call.armed_cpu_ns;
+      const std::uint64_t period = call.user_period_ns;
+      const auto keep = [&](const thread_sample& x) {
+        if (samples_.size() >= sample_cap) {
+          ++samples_lost_;
+          return;
+        }
+        samples_.add(x);
+      };
+      for (std::size_t i = 0; i < call.samples.size(); ++i) {
+        const cpu_sample& c = call.samples[i];
+        std::uint64_t weight = c.cpu_ns > cpu ? c.cpu_ns - cpu : 0;
+        cpu = std::max(cpu, c.cpu_ns);
+        // A tick lands a period apart, give or take the timer's slack: the kernel's share is
+        // counted from the second period missed, so that slack never reads as kernel time.
+        if (period != 0 && weight >= period + period / 2) {
+          keep({c.ns, c.ns + 1, kernel_pc, thread, weight - period, c.cpu_ns, period});
+          weight = period;
+        }
+        const bool last = i + 1 == call.samples.size();
+        keep({c.ns, c.ns + 1, c.pc, thread, weight, c.cpu_ns, period, last && call.cut_short});
+      }
+    } WARMUP_CATCH_ALL {
+    }
+  }
+
+  /// Whether cause records are being collected (CUPTI running): cold calls then leave windows.
+  std::atomic<bool> collecting{false};
+  /// Hands over the records the source holds (CUPTI's buffers): called by snapshot(), never
+  /// inside a measured scope's time.
+  std::atomic<void (*)() noexcept> flush{nullptr};
+  /// What `report::attribution_source` says: "off", "cupti", or why it fell back. Under the mutex.
+  std::string source = "off";
+  /// The CPU sampler's process-wide part (detail/analysis/cpu_sampler.hpp).
+  sampler_shared sampler;
+
+  void set_source(bool on, std::string what) noexcept {
+    WARMUP_TRY {
+      std::lock_guard<std::mutex> lock(mutex_);
+      source = std::move(what);
+    } WARMUP_CATCH_ALL {
+    }
+    collecting.store(on, std::memory_order_release);
+  }
+  std::string source_now() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return source;
+  }
+
+  /// What `report::cpu_sampling` says: "off", the interval, or why sampling could not run.
+  void set_sampling_status(std::string what) noexcept {
+    WARMUP_TRY {
+      std::lock_guard<std::mutex> lock(mutex_);
+      sampling_status_ = std::move(what);
+    } WARMUP_CATCH_ALL {
+    }
+  }
+  std::string sampling_status() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return sampling_status_;
+  }
+
+  /// A first call begins on `thread` at `start_ns` (its records may arrive before it ends).
+  void open_first_call(std::uint64_t thread, std::uint64_t start_ns) noexcept {
+    const busy_section busy;
+    WARMUP_TRY {
+      std::lock_guard<std::mutex> lock(mutex_);
+      open_.push_back({start_ns, UINT64_MAX, thread});
+    } WARMUP_CATCH_ALL {
+    }
+  }
+
+  /// A cold call ended: its window, and the first call it closes if it was one.
+  void close_window(const cold_window& w, bool first_call) noexcept {
+    const busy_section busy;
+    WARMUP_TRY {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (first_call)
+        for (auto it = open_.begin(); it != open_.end(); ++it)
+          if (it->thread == w.thread) {
+            open_.erase(it);
+            break;
+          }
+      if (windows_.size() < cap) windows_.add(w);
+    } WARMUP_CATCH_ALL {
+    }
+  }
+
+  /// The records that may fall in `w` (its thread's, and those of no thread), in order of start.
+  std::vector<cause_record> overlapping(const cold_window& w) const {
+    const busy_section busy;
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<cause_record> out;
+    records_.each_overlapping(w.start_ns, w.end_ns, [&](const cause_record& r) {
+      if (r.thread == 0 || w.thread == 0 || r.thread == w.thread) out.push_back(r);
+    });
+    return out;
+  }
+
+  /// The CPU samples taken on `w`'s thread during `w`.
+  std::vector<thread_sample> samples_in(const cold_window& w) const {
+    const busy_section busy;
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<thread_sample> out;
+    samples_.each_overlapping(w.start_ns, w.end_ns, [&](const thread_sample& x) {
+      if (x.thread == w.thread) out.push_back(x);
+    });
+    return out;
+  }
+
+  std::uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
+  std::size_t size() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return records_.size() + samples_.size();
+  }
+  std::uint64_t samples_lost() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return samples_lost_;
+  }
+
+  void lock() noexcept { mutex_.lock(); }
+  void unlock() noexcept { mutex_.unlock(); }
+  /// Forgets everything; caller holds the lock and is the only thread (a forked child).
+  void reset_locked() noexcept {
+    records_.clear();
+    windows_.clear();
+    samples_.clear();
+    samples_lost_ = 0;
+    open_.clear();
+    dropped_.store(0, std::memory_order_relaxed);
+    WARMUP_TRY {
+      source = "off: a forked child (CUPTI stays its parent's)";
+    } WARMUP_CATCH_ALL {
+    }
+  }
+
+ private:
+  bool near_cold_locked(const cause_record& r) const noexcept {
+    const auto joins = [&](const cold_window& w) {
+      return r.start_ns < w.end_ns && r.end_ns > w.start_ns && (r.thread == 0 || r.thread == w.thread);
+    };
+    for (const cold_window& w : open_)
+      if (joins(w)) return true;
+    bool near = false;
+    windows_.each_overlapping(r.start_ns, r.end_ns, [&](const cold_window& w) { near = near || joins(w); });
+    return near;
+  }
+
+  mutable std::mutex mutex_;
+  interval_set<cause_record> records_;
+  interval_set<cold_window> windows_;
+  interval_set<thread_sample> samples_;
+  std::uint64_t samples_lost_ = 0;
+  std::string sampling_status_ = "off";
+  std::vector<cold_window> open_;
+  std::atomic<std::uint64_t> dropped_{0};
+};
+
+inline cause_store& cause_records() noexcept { return shared<cause_store, slot::causes>(); }
+
+/// The CPU sampler's process-wide part, kept in the cause store (its slot behind the process
+/// anchor): declared for the sampler (detail/analysis/cpu_sampler.hpp), whose layer is below this.
+WARMUP_DETAIL_RUNTIME sampler_shared& sampler_state() noexcept { return cause_records().sampler; }
+
+}  // namespace detail
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"
