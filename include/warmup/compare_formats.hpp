@@ -14,7 +14,7 @@
 #include <type_traits>
 
 #include "warmup/compare.hpp"
-#include "warmup/detail/io/json.hpp"
+#include "warmup/detail/io/json_writer.hpp"
 #include "warmup/detail/io/text.hpp"
 #include "warmup/detail/io/text_table.hpp"
 #include "warmup/report_file.hpp"

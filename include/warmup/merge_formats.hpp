@@ -16,13 +16,13 @@
 #include <string_view>
 #include <vector>
 
-#include "warmup/detail/io/csv.hpp"
+#include "warmup/detail/io/csv_writer.hpp"
 #include "warmup/detail/io/text.hpp"
 #include "warmup/detail/io/text_table.hpp"
-#include "warmup/detail/io/json.hpp"
+#include "warmup/detail/io/json_writer.hpp"
 #include "warmup/merge.hpp"
 #include "warmup/report_file.hpp"
-#include "warmup/detail/io/svg.hpp"
+#include "warmup/detail/io/svg_writer.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {

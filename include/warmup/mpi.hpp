@@ -19,7 +19,7 @@
 
 #include "warmup/config.hpp"
 #include "warmup/detail/io/rank_wire.hpp"
-#include "warmup/detail/io/report_file.hpp"
+#include "warmup/detail/io/report_destinations.hpp"
 #include "warmup/merge.hpp"
 #include "warmup/merge_formats.hpp"
 #include "warmup/report_file.hpp"

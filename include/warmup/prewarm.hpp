@@ -104,7 +104,7 @@ class prewarm_step {
   std::chrono::steady_clock::time_point start_;
 };
 
-/// Loads `count` kernels (their host-side addresses) now (detail/runtime/prewarm.hpp).
+/// Loads `count` kernels (their host-side addresses) now (detail/runtime/prewarm-inl.hpp).
 prewarm_status load_kernels(const void* const* kernels, std::size_t count);
 
 }  // namespace detail

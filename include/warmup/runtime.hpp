@@ -20,6 +20,6 @@
 
 #include "warmup/profile.hpp"
 // What profile.hpp leaves out when this file is built light.
-#include "warmup/detail/runtime/runtime.hpp"
+#include "warmup/detail/runtime/compiled_once.hpp"
 
 #include "warmup/detail/header_end.hpp"

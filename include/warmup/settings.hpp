@@ -46,7 +46,7 @@ inline constexpr setting_variable variables[] = {
     {"WARMUP_CLOCK", "(none: chosen before the first scope)"},
 };
 
-/// Loads CUPTI and starts collecting cause records, or stops (detail/runtime/runtime.hpp). Returns
+/// Loads CUPTI and starts collecting cause records, or stops (detail/runtime/settings-inl.hpp). Returns
 /// whether records are collected. Defined weakly by every file that compiles the runtime (see
 /// detail/record/site.hpp, start_runtime_...): a file built light only declares it.
 bool start_attribution(bool on) noexcept;

@@ -401,7 +401,7 @@ FIGURE_HOMES = ("BENCHMARKS.md", "docs/folklore.md")
 # Figures that are specifications, not measurements: a setting's range or default, a limit the
 # code keeps, a threshold it applies. (page, figure, reason); "*" for any page.
 SPECIFICATIONS = [
-    ("*", "1 MiB", "device memory worth reading (detail/io/print.hpp's device_memory_worth_reading)"),
+    ("*", "1 MiB", "device memory worth reading (detail/io/table_writer.hpp's device_memory_worth_reading)"),
     ("*", "1 ms", "WARMUP_IDLE_MS's least value and WARMUP_CPU_SAMPLING's `on` interval (settings.hpp)"),
     ("*", "1 s", "WARMUP_IDLE_MS's default and WARMUP_CPU_SAMPLING's greatest interval (settings.hpp)"),
     ("*", "100 us", "WARMUP_CPU_SAMPLING's least interval (settings.hpp)"),
@@ -415,7 +415,7 @@ SPECIFICATIONS = [
     ("docs/ranks-and-runs.md", "308 MiB", "10^4 ranks x 32,256 bytes, the wire format's size"),
     ("docs/behaviour.md", "300 ms", "the no-synchronisation test's busy kernel, an input"),
     ("include/warmup/settings.hpp", "2 ns", "what a scope may cost after disable(): the promise BENCHMARKS.md's target checks"),
-    ("include/warmup/detail/io/print.hpp", "2 MiB", "the driver's page of device memory, a fact of the driver"),
+    ("include/warmup/detail/io/table_writer.hpp", "2 MiB", "the driver's page of device memory, a fact of the driver"),
     ("include/warmup/detail/runtime/time_base.hpp", "20 us", "the slack the clock pairing allows, a setting"),
     ("include/warmup/detail/runtime/time_base.hpp", "10 us", "the least gap between clock pairs, a setting"),
     ("docs/ranks-and-runs.md", "64 MiB", "the NCCL example's all-reduce size, an input"),
@@ -441,8 +441,8 @@ SPECIFICATIONS = [
     ("include/warmup/detail/analysis/cpu_samples.hpp", "4 s", "4096 samples at 1 ms"),
     ("include/warmup/detail/analysis/cpu_tick_source.hpp", "4 ms", "1/250 s, the kernel's tick at HZ=250"),
     ("include/warmup/detail/record/recurrence.hpp", "0.2 to 1 ms", "2^20 ticks at 1 to 5 GHz"),
-    ("include/warmup/detail/runtime/settings.hpp", "172 GB", "what 2^32 - 1 timeline calls would ask a site for"),
-    ("include/warmup/detail/io/trace.hpp", "100 s", "an example of a time in a run, for the format's precision"),
+    ("include/warmup/detail/runtime/settings-inl.hpp", "172 GB", "what 2^32 - 1 timeline calls would ask a site for"),
+    ("include/warmup/detail/io/trace_writer.hpp", "100 s", "an example of a time in a run, for the format's precision"),
     ("include/warmup/detail/runtime/registry.hpp", "4 KiB", "the longest site name kept (max_name_bytes)"),
     ("include/warmup/detail/runtime/registry.hpp", "100 MB", "a hostile name's size, the input that made the limit"),
 ]

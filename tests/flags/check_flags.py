@@ -74,7 +74,8 @@ class Build:
         # The library by -I, as a plain build or add_subdirectory gives it; the toolkit as CMake's
         # imported targets give it (-isystem), or for strict as a hand-written build does (-I).
         self.toolkit = "-I" if args.test == "strict" else "-isystem"
-        self.inc = ["-I" + args.include] + [self.toolkit + d for d in args.system_include]
+        self.inc = (["-I" + args.include] + [self.toolkit + d for d in args.system_include] +
+                    [a for f in args.force_include for a in ("-include", f)])
         self.libs = ["-L" + args.cuda_lib, "-Wl,-rpath," + args.cuda_lib, "-lcudart", "-ldl", "-lpthread"]
         self.digest = None
 
@@ -585,6 +586,8 @@ if __name__ == "__main__":
     p.add_argument("--include", required=True)
     p.add_argument("--system-include", action="append", default=[])
     p.add_argument("--cuda-lib", required=True)
+    p.add_argument("--force-include", action="append", default=[],
+                   help="a header every compile includes first (a mutation build's switches)")
     p.add_argument("--visibility", action="append", choices=["default", "hidden"],
                    help="shared_libs: only these visibilities (default: both)")
     p.add_argument("--objects", help="a folder where the tests of one build keep the objects they compile")

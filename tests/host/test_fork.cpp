@@ -20,7 +20,7 @@
 #include "warmup/profile.hpp"
 #include "warmup/detail/runtime/fork_locks.hpp"
 #include "warmup/detail/runtime/notices.hpp"
-#include "warmup/detail/runtime/runtime.hpp"  // report_goes_beside, say_what_is_apart
+#include "warmup/detail/runtime/compiled_once.hpp"  // report_goes_beside, say_what_is_apart
 
 namespace {
 void counted_step() { WARMUP_SCOPE("fork.static"); }

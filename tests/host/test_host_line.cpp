@@ -1,4 +1,4 @@
-// The table's host line under a first call (detail/io/print.hpp): its words follow its figures.
+// The table's host line under a first call (detail/io/table_writer.hpp): its words follow its figures.
 // "working" alone only where the CPU time covers 90% of the call or more, else the shares of
 // working and waiting; device memory taken or given back only from 1 MiB on (the threshold that
 // decides whether the line is printed at all), never "took 0 B".
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "warmup/profile.hpp"
-#include "warmup/detail/io/print.hpp"
+#include "warmup/detail/io/table_writer.hpp"
 
 using namespace std::chrono_literals;
 

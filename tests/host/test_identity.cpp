@@ -12,7 +12,7 @@
 
 #include "warmup/profile.hpp"
 #include "warmup/report_file.hpp"
-#include "warmup/detail/io/report_file.hpp"
+#include "warmup/detail/io/report_destinations.hpp"
 #include "warmup/detail/runtime/identity.hpp"
 
 using warmup::detail::read_rank;

@@ -13,8 +13,8 @@
 #include "warmup/detail/runtime/event_ring.hpp"
 #include "warmup/detail/record/series.hpp"
 #include "warmup/detail/record/site.hpp"
-#include "warmup/detail/runtime/site.hpp"      // cold_calls: the windows of calls after idling
-#include "warmup/detail/runtime/registry.hpp"  // what runtime/site.hpp's code calls
+#include "warmup/detail/runtime/site_state.hpp"      // cold_calls: the windows of calls after idling
+#include "warmup/detail/runtime/registry.hpp"  // what runtime/site_state.hpp's code calls
 
 using warmup::op_kind;
 using warmup::detail::event_ring;

@@ -10,7 +10,7 @@
 #include "warmup/detail/io/notes.hpp"
 #include "warmup/detail/runtime/cause_store.hpp"
 #include "warmup/detail/runtime/identity.hpp"
-#include "warmup/detail/runtime/snapshot.hpp"
+#include "warmup/detail/runtime/site_reader.hpp"
 
 using namespace std::chrono_literals;
 

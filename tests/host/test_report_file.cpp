@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "warmup/profile.hpp"
-#include "warmup/detail/io/report_file.hpp"
+#include "warmup/detail/io/report_destinations.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 
 #include "warmup/detail/record/series.hpp"
 #include "warmup/detail/analysis/statistics.hpp"
-#include "warmup/detail/analysis/steady_judge.hpp"
+#include "warmup/detail/analysis/steady_rule-inl.hpp"
 #include "warmup/detail/record/log_histogram.hpp"
 
 using namespace warmup::detail;

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "warmup/profile.hpp"
-#include "warmup/detail/runtime/clock.hpp"
+#include "warmup/detail/runtime/process_once.hpp"
 
 using namespace std::chrono_literals;
 using warmup::detail::clock_pair;

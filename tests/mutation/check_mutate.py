@@ -51,7 +51,7 @@ int main() {
   std::printf("%d %d %zu %s %zu %d\n", fixture::clamp_low(1, 2), fixture::clamp_low(5, 2),
               fixture::count_above(v, 5), fixture::label(true).c_str(), fixture::width(p),
               fixture::call_first(1, 2));
-#if defined(WARMUP_MUTATION_SWITCH)
+#if defined(WARMUPTEST_MUTATION_SWITCH)
   // A test case as the Catch2 runner marks one (tests/support/mutation_listener.cpp).
   warmup_mutation::case_begins("a case, named [oddly]");
   std::printf("%d\n", fixture::clamp_low(1, 2));

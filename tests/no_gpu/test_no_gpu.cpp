@@ -70,7 +70,7 @@ TEST_CASE("device-timed scopes without a GPU: host timing, one notice, no error 
   CHECK(r.library.device_probe.count() > 0);
   const auto* first = r.find(warmup::op_kind::launch, "nogpu.launch");
   REQUIRE(first != nullptr);
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && !defined(WARMUP_MUTATION_SWITCH)
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && !defined(WARMUPTEST_MUTATION_SWITCH)
   // Timing, so the plain build's to check: under a sanitizer at -O0 the library's own first-call
   // work runs several times slower while the runtime's probe (uninstrumented) does not; in
   // tools/mutate's build each region a first call reaches is written to a file.

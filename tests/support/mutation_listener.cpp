@@ -11,7 +11,7 @@
 
 #include <chrono>
 
-#if !defined(WARMUP_MUTATION_SWITCH)
+#if !defined(WARMUPTEST_MUTATION_SWITCH)
 #error "tests/support/mutation_listener.cpp needs tools/mutation's switch (-include warmup_mutation_switch.hpp)"
 #endif
 

@@ -9,7 +9,7 @@
 
 #include "catch.hpp"
 #include "warmup/profile.hpp"
-#include "warmup/detail/io/print.hpp"
+#include "warmup/detail/io/table_writer.hpp"
 
 namespace partition {
 

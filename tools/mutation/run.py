@@ -49,13 +49,15 @@ NOT_SCORED = {
     "cublas.hpp": "cuBLAS prewarm: only with a GPU",
     "mpi.hpp": "MPI gathering: mpirun with 4 ranks, not in the mutation build",
     "detail/io/rank_wire.hpp": "MPI's wire format: only warmup::mpi's programs use it",
-    "detail/runtime/device_timer.hpp": "device timing: only with a GPU",
+    "detail/runtime/device_rings.hpp": "device timing: only with a GPU",
+    "detail/runtime/device_timer-inl.hpp": "device timing: only with a GPU",
     "detail/runtime/event_ring.hpp": "CUDA events: only with a GPU",
     "detail/runtime/cuda_runtime.hpp": "the CUDA runtime's state: only with a GPU",
-    "detail/runtime/prewarm.hpp": "prewarm's CUDA steps: only with a GPU",
+    "detail/runtime/prewarm-inl.hpp": "prewarm's CUDA steps: only with a GPU",
     "prewarm.hpp": "prewarm's CUDA steps: only with a GPU",
     "detail/cuda_driver.hpp": "the driver's functions: only with a GPU and its driver",
-    "detail/runtime/memory_probe.hpp": "the pool's reserved bytes: only with a GPU",
+    "detail/runtime/device_memory.hpp": "the pool's reserved bytes: only with a GPU",
+    "detail/runtime/memory_probe-inl.hpp": "the pool's reserved bytes: only with a GPU",
     "detail/record/device_timer.hpp": "device timing: only with a GPU",
 }
 

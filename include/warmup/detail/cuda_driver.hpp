@@ -4,7 +4,7 @@
 ///
 /// Every part of the library that calls the driver reads this table: device timing
 /// (detail/runtime/cuda_runtime.hpp keeps a copy in the process's shared state), the memory
-/// probes (detail/runtime/memory_probe.hpp), CUPTI's pool-growth callback
+/// probes (detail/runtime/device_memory.hpp), CUPTI's pool-growth callback
 /// (detail/analysis/cupti_callbacks.hpp) and prewarm's kernel loading. Why the driver's lookup
 /// and not the runtime's `cudaGetDriverEntryPointByVersion`: some callers must not call the
 /// runtime at all (CUPTI's callbacks run inside the program's driver calls; a first call's

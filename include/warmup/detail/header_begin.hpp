@@ -1,9 +1,9 @@
 // Included first by every warmup header (no include guard: it counts). With header_end.hpp it
 // tracks how deep the preprocessor is inside warmup's headers, so that the outermost one, and
 // only it, defines the helper macros the headers are written with (macros.hpp) and ends by
-// including runtime.hpp, then undefining them: the process's start-up and exit hooks then exist
-// in every program that includes any warmup header, runtime.hpp sees every header complete, and
-// the user's file keeps no helper macro. Files built light (WARMUP_LIGHT) leave runtime.hpp out:
+// including compiled_once.hpp, then undefining them: the process's start-up and exit hooks then exist
+// in every program that includes any warmup header, compiled_once.hpp sees every header complete, and
+// the user's file keeps no helper macro. Files built light (WARMUP_LIGHT) leave compiled_once.hpp out:
 // <warmup/runtime.hpp> compiles it in one file (config.hpp's light_link.hpp names the fix where
 // no file does).
 #if !defined(WARMUP_DETAIL_DEPTH)

@@ -5,7 +5,7 @@
 // the helper macros hold for all of it; they go last.
 #if WARMUP_DETAIL_DEPTH == 1
 #if !defined(WARMUP_LIGHT) || defined(WARMUP_DISABLE)
-#include "warmup/detail/runtime/runtime.hpp"
+#include "warmup/detail/runtime/compiled_once.hpp"
 #endif
 #undef WARMUP_DETAIL_DEPTH
 #include "warmup/detail/macros_end.hpp"

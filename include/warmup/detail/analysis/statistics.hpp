@@ -121,21 +121,6 @@ inline std::chrono::nanoseconds ns(double v) {
   return std::chrono::nanoseconds{static_cast<std::chrono::nanoseconds::rep>(std::llround(v))};
 }
 
-/// A series read from more than one lane (the owner's, the shared one, the threads'): buckets
-/// sorted by value and those of one value summed. Declared with the series (record/series.hpp),
-/// defined here: only a snapshot reads a series whole, so a measuring file never compiles it.
-WARMUP_DETAIL_RUNTIME void series::merge_buckets(std::vector<series_data::bucket>& b) {
-  std::sort(b.begin(), b.end(), [](const auto& x, const auto& y) { return x.lowest < y.lowest; });
-  std::size_t out = 0;
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    if (out != 0 && b[out - 1].lowest == b[i].lowest)
-      b[out - 1].count += b[i].count;
-    else
-      b[out++] = b[i];
-  }
-  b.resize(out);
-}
-
 /// Converts a series read in ticks (time_base.hpp) to ns at `ns_per_tick`: every figure scales
 /// by the same factor, so the histogram's relative error and the first calls' order are kept.
 inline void scale(series_data& d, double ns_per_tick) noexcept {

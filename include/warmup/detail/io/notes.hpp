@@ -2,7 +2,7 @@
 /// @brief The report's notes: a site's figures read in plain language (`site_report::notes`),
 /// printed under its rows in the table and written in JSON.
 ///
-/// `snapshot()` reads them off each site's figures once (detail/runtime/snapshot.hpp); the
+/// `snapshot()` reads them off each site's figures once (detail/runtime/snapshot-inl.hpp); the
 /// writers print what the report holds, so a report read back says what it said when written.
 #pragma once
 #include "warmup/detail/header_begin.hpp"

@@ -1,7 +1,7 @@
 /// @file
 /// @brief Device timing as a scope sees it: a mark taken as the call begins and closed as it
 /// ends. Which event ring a call uses and what happens when it cannot be timed are the
-/// runtime's (detail/runtime/device_timer.hpp): a device-timed call already makes driver calls
+/// runtime's (detail/runtime/device_timer-inl.hpp): a device-timed call already makes driver calls
 /// of a few hundred ns, beside which a call into the runtime is noise.
 #pragma once
 #include "warmup/detail/header_begin.hpp"

@@ -3,7 +3,7 @@
 /// much a stream-ordered pool reserved before and after an allocation scope (pool growth), and
 /// whether a copy's host memory is pinned or pageable (pageable memory is staged by the driver
 /// through a pinned buffer of its own). Driver calls, outside the measured time, made by the
-/// runtime (detail/runtime/memory_probe.hpp).
+/// runtime (detail/runtime/memory_probe-inl.hpp).
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 

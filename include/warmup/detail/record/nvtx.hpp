@@ -1,7 +1,7 @@
 /// @file
 /// @brief NVTX as a scope sees it: a range pushed and popped where a tool is attached, and
 /// nothing, not even NVTX's header, otherwise. The domain, its categories and the calls into
-/// NVTX are the runtime's (detail/runtime/nvtx.hpp): a file that measures does not compile
+/// NVTX are the runtime's (detail/runtime/nvtx-inl.hpp): a file that measures does not compile
 /// NVTX's initialisation code.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
@@ -35,7 +35,7 @@ struct nvtx_name {
 };
 
 /// The range of call `call` of a site of kind `k`, in the library's domain: category = the
-/// kind, the first call in red, payload = the call index (detail/runtime/nvtx.hpp).
+/// kind, the first call in red, payload = the call index (detail/runtime/nvtx-inl.hpp).
 void nvtx_push_attached(const nvtx_name& name, op_kind k, std::uint64_t call) noexcept;
 void nvtx_pop_attached() noexcept;
 

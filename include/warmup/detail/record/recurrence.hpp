@@ -19,7 +19,7 @@ struct recurrence_settings {
   std::atomic<std::uint32_t> epoch{0};
 };
 
-recurrence_settings& recurrence() noexcept;  // the process's one (detail/runtime/site.hpp)
+recurrence_settings& recurrence() noexcept;  // the process's one (detail/runtime/site-inl.hpp)
 
 /// The site's side: when it last ended (coarse: updated about once a millisecond, so threads
 /// sharing a site do not write its cache line on every call) and the epoch it last saw.

@@ -1,7 +1,7 @@
 /// @file
 /// @brief A measured site as a scope sees it: the calls' fast path, inlined in every file that
 /// measures. What a scope does rarely (a site's first calls, a new thread, a name seen for the
-/// first time) is declared here and compiled with the runtime (detail/runtime/site.hpp,
+/// first time) is declared here and compiled with the runtime (detail/runtime/site-inl.hpp,
 /// detail/runtime/registry.hpp), once per program.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
@@ -68,13 +68,13 @@ struct call_ticket {
   shard* from;
 };
 
-struct cold_calls;  // detail/runtime/site.hpp
+struct cold_calls;  // detail/runtime/site_state.hpp
 
 /// Everything the library knows about one (operation kind, name) pair, and the only code that
 /// changes it: a scope measures and hands its figures here, the event reader hands back device
 /// times here, a snapshot reads them. Sites are made once and never freed (a report at exit may
 /// still read them); every field is an atomic or written once. The members a call makes every
-/// time are defined here; the rest with the runtime (detail/runtime/site.hpp).
+/// time are defined here; the rest with the runtime (detail/runtime/site-inl.hpp).
 class site final : public device_sink {
  public:
   site(op_kind k, std::string_view n, std::uint32_t i);
@@ -279,7 +279,7 @@ class site final : public device_sink {
 
   std::atomic<shard*> shards_{nullptr};
   /// Guards the shard list's changes (a thread's first calls, a thread's end): held for a few
-  /// loads and stores, so a spin (detail/runtime/site.hpp, shard_lock), and no <mutex> here.
+  /// loads and stores, so a spin (detail/runtime/site_state.hpp, shard_lock), and no <mutex> here.
   mutable std::atomic<bool> shards_busy_{false};
   std::size_t shard_count_ = 0;
   shard* spare_ = nullptr;
@@ -307,7 +307,7 @@ WARMUP_HOT_INLINE std::uint64_t byte_count(Int bytes) noexcept {
   return static_cast<std::uint64_t>(bytes);
 }
 
-/// The library's start-up (detail/runtime/runtime.hpp), made before the first site, whenever
+/// The library's start-up (detail/runtime/compiled_once.hpp), made before the first site, whenever
 /// that is: a scope in another file's static constructor may come first. Defined by every file
 /// that compiles the runtime; its name is the link error of a program built light
 /// (`WARMUP_LIGHT`) in which no file includes <warmup/runtime.hpp>.

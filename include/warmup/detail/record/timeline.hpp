@@ -21,7 +21,7 @@ struct timeline_settings {
   std::atomic<std::uint32_t> first_calls{16};
 };
 
-timeline_settings& timeline_config() noexcept;  // the process's one (detail/runtime/site.hpp)
+timeline_settings& timeline_config() noexcept;  // the process's one (detail/runtime/site-inl.hpp)
 
 /// One call on the timeline. Host fields are written by the scope, device fields by whoever
 /// reads the call's events back; 0 means "not yet".

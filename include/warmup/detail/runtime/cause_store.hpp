@@ -265,10 +265,6 @@ class cause_store {
 
 inline cause_store& cause_records() noexcept { return shared<cause_store, slot::causes>(); }
 
-/// The CPU sampler's process-wide part, kept in the cause store (its slot behind the process
-/// anchor): declared for the sampler (detail/analysis/cpu_sampler.hpp), whose layer is below this.
-WARMUP_DETAIL_RUNTIME sampler_shared& sampler_state() noexcept { return cause_records().sampler; }
-
 }  // namespace detail
 WARMUP_END_NAMESPACE
 

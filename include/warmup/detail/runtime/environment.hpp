@@ -18,7 +18,7 @@
 #include <unistd.h>  // environ
 
 #include "warmup/detail/process.hpp"
-#include "warmup/detail/runtime/clock.hpp"
+#include "warmup/detail/runtime/process_once.hpp"
 #include "warmup/detail/io/text.hpp"
 #include "warmup/settings.hpp"
 
@@ -152,7 +152,7 @@ inline std::string jit_cache_settings() {
 }
 
 /// Applies what the environment asks for and prints one line per variable not understood.
-/// Runs before main (runtime.hpp); never throws, never exits.
+/// Runs before main (compiled_once.hpp); never throws, never exits.
 inline void apply_environment() noexcept {
   WARMUP_TRY {
     const environment_settings e = read_environment([](const char* n) { return std::getenv(n); }, environment_names());

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "warmup/detail/runtime/clock.hpp"
+#include "warmup/detail/runtime/process_once.hpp"
 #include "warmup/detail/runtime/cuda_runtime.hpp"
 #include "warmup/detail/record/device_sink.hpp"
 #include "warmup/detail/runtime/notices.hpp"

@@ -1,5 +1,5 @@
 /// @file
-/// @brief The library's locks, as fork() takes them (runtime.hpp registers the handlers).
+/// @brief The library's locks, as fork() takes them (compiled_once.hpp registers the handlers).
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
@@ -12,12 +12,12 @@
 #include "warmup/detail/analysis/cupti.hpp"
 #include "warmup/detail/clock.hpp"
 #include "warmup/detail/process.hpp"
-#include "warmup/detail/runtime/clock.hpp"
+#include "warmup/detail/runtime/process_once.hpp"
 #include "warmup/detail/runtime/cuda_runtime.hpp"
-#include "warmup/detail/runtime/device_timer.hpp"
+#include "warmup/detail/runtime/device_rings.hpp"
 #include "warmup/detail/runtime/notices.hpp"
 #include "warmup/detail/runtime/registry.hpp"
-#include "warmup/detail/runtime/snapshot.hpp"
+#include "warmup/detail/runtime/site_reader.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "warmup/detail/io/text.hpp"
-#include "warmup/detail/runtime/clock.hpp"
+#include "warmup/detail/runtime/process_once.hpp"
 #include "warmup/detail/runtime/notices.hpp"
 #include "warmup/report.hpp"
 

@@ -165,43 +165,6 @@ inline bool hold_shard(site* s, shard_slot* slot) noexcept {
   }
 }
 
-WARMUP_DETAIL_RUNTIME site* find_or_add_site(op_kind k, std::string_view name) noexcept {
-  return sites().find_or_add(k, name);
-}
-
-WARMUP_DETAIL_RUNTIME named_site* lookup_slow(recent_name& r, op_kind k, std::string_view name) noexcept {
-  if (names_gone) {
-    // The thread is ending and its table is gone: the site without a shard of this thread's.
-    thread_local named_site late;
-    late.s = measuring.load(std::memory_order_relaxed) ? sites().find_or_add(k, name) : nullptr;
-    late.slot = shard_slot{};
-    late.slot.ended = true;
-    return late.s != nullptr ? &late : nullptr;
-  }
-  WARMUP_TRY {
-    name_cache& c = my_names();
-    auto& names = c.by_kind[static_cast<std::size_t>(k)];
-    const std::string_view kept = bounded_name(name);
-    auto it = names.find(kept);
-    if (it == names.end()) {
-      // A name this thread has not seen: starting the library (record/site.hpp's lookup did)
-      // may have applied WARMUP_ENABLE=0.
-      if (!measuring.load(std::memory_order_relaxed)) return nullptr;
-      const busy_section busy;
-      site* s = sites().find_or_add(k, name);
-      if (s == nullptr) return nullptr;
-      it = names.emplace(std::string_view{s->name}, named_site{s, {}}).first;
-    }
-    // The small table compares the caller's characters with as many of the site's own copy: a
-    // site whose name is not as long (a name cut short, the site cap's) is found through the
-    // thread's table each time, never read past its end.
-    if (it->second.s->name.size() == name.size()) r = {name.data(), name.size(), k, &it->second, it->second.s->name.data()};
-    return &it->second;
-  } WARMUP_CATCH_ALL {
-    return nullptr;  // out of memory: the scope measures nothing rather than failing
-  }
-}
-
 }  // namespace detail
 WARMUP_END_NAMESPACE
 

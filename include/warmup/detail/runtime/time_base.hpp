@@ -82,7 +82,7 @@ struct time_map {
   }
 };
 
-/// The process's scope clock (one instance, clock.hpp's host_time()).
+/// The process's scope clock (one instance, process_once.hpp's host_time()).
 class time_base : public time_reading {
  public:
   static constexpr std::size_t max_pairs = 64;
@@ -207,7 +207,7 @@ class time_base : public time_reading {
     return t;
   }
 
-  /// For fork handlers (runtime.hpp): held across fork() so the child's copy is never locked.
+  /// For fork handlers (compiled_once.hpp): held across fork() so the child's copy is never locked.
   void lock() noexcept { m_.lock(); }
   void unlock() noexcept { m_.unlock(); }
 

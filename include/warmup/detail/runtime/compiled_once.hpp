@@ -1,5 +1,6 @@
 /// @file
-/// @brief The process's start-up, fork and exit hooks, in one place.
+/// @brief What a program compiles once: the process's start-up, fork and exit hooks, and every
+/// compiled-once definition, gathered from the -inl files.
 ///
 /// Every warmup header ends by including this file (through header_end.hpp), so whichever header
 /// a program includes, the process gets the same hooks, once: the library's start time, NVTX
@@ -25,23 +26,14 @@
 
 #include "warmup/detail/runtime/cause_store.hpp"
 #include "warmup/detail/analysis/cupti.hpp"
-#include "warmup/detail/io/csv.hpp"
-#include "warmup/detail/io/json.hpp"
-#include "warmup/detail/io/print.hpp"
-#include "warmup/detail/io/report_file.hpp"
-#include "warmup/detail/io/svg.hpp"
-#include "warmup/detail/io/trace.hpp"
-#include "warmup/detail/runtime/device_timer.hpp"
+#include "warmup/detail/io/report_destinations.hpp"
+#include "warmup/detail/runtime/device_rings.hpp"
 #include "warmup/detail/runtime/environment.hpp"
 #include "warmup/detail/runtime/fork_locks.hpp"
-#include "warmup/detail/runtime/memory_probe.hpp"
-#include "warmup/detail/runtime/nvtx.hpp"
+#include "warmup/detail/runtime/nvtx_domain.hpp"
 #include "warmup/detail/runtime/registry.hpp"
-#include "warmup/detail/analysis/steady_judge.hpp"
-#include "warmup/detail/runtime/prewarm.hpp"
-#include "warmup/detail/runtime/settings.hpp"
-#include "warmup/detail/runtime/site.hpp"
-#include "warmup/detail/runtime/snapshot.hpp"
+#include "warmup/detail/runtime/site_state.hpp"
+#include "warmup/detail/runtime/site_reader.hpp"
 #include "warmup/snapshot.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -68,7 +60,7 @@ inline void read_back_before_teardown() noexcept {
 
 /// Whether this copy's report at exit goes beside the process's, never over it: a forked child
 /// (a data-loader worker, say) writes beside its parent, and a rank beside the others
-/// (report_file.hpp, file_tag); so does a copy of the library kept apart from the process's
+/// (report_destinations.hpp, file_tag); so does a copy of the library kept apart from the process's
 /// anchor (process.hpp), tagged with the pid as a child is.
 inline bool report_goes_beside() noexcept {
   return cuda().forked.load(std::memory_order_relaxed) || kept_apart() != nullptr;
@@ -164,31 +156,6 @@ inline void flush_causes() noexcept {
     cause_records().add({cause::context_init, 0, p.ns, p.thread});
 }
 
-WARMUP_DETAIL_RUNTIME bool start_attribution(bool on) noexcept {
-  cause_store& store = cause_records();
-  if (!on) {
-    flush_causes();
-    cupti_stop();
-    store.flush.store(nullptr, std::memory_order_release);
-    store.set_source(false, "off: set_attribution(false)");
-    return false;
-  }
-  const cupti_start_result started = cupti_start(&deliver_cause);
-  if (started.status == cupti_status::running) {
-    store.flush.store(&flush_causes, std::memory_order_release);
-    store.set_source(true, "cupti");
-    // CUPTI is stopped before the runtime's teardown, report at exit or not.
-    cuda().register_before_teardown = [] { (void)std::atexit(read_back_before_teardown); };
-    return true;
-  }
-  WARMUP_TRY {
-    store.set_source(false, "host signals only: " + started.message);
-    notice_board().raise(notice_kind::attribution, started.message);
-  } WARMUP_CATCH_ALL {
-  }
-  return false;
-}
-
 /// The copy that registers the process's exit and fork handlers stays loaded to the end: a
 /// dlclose'd plugin's handlers would otherwise run at its dlclose (a report half-way through the
 /// run) or not at all. Other copies may unload; their sites stay in the process report.
@@ -245,26 +212,41 @@ inline void ensure_started() noexcept {
   started.store(true, std::memory_order_release);
 }
 
-// Weak, not inline: files built light (WARMUP_LIGHT) call it having only its declaration
-// (detail/record/site.hpp); each file that compiles the runtime defines it, and the linker keeps one.
-WARMUP_DETAIL_RUNTIME void start_runtime_light_builds_need_warmup_runtime_hpp_in_one_file() noexcept { ensure_started(); }
-
 inline const bool process_started = (ensure_started(), true);
 
 }  // namespace detail
 WARMUP_END_NAMESPACE
+
+// The compiled-once definitions (weak: see WARMUP_DETAIL_RUNTIME), each in the -inl file of the
+// header that declares them, read after the hooks that some of them call.
+#include "warmup/detail/analysis/series-inl.hpp"
+#include "warmup/detail/io/csv-inl.hpp"
+#include "warmup/detail/io/json-inl.hpp"
+#include "warmup/detail/io/print-inl.hpp"
+#include "warmup/detail/io/report_file-inl.hpp"
+#include "warmup/detail/io/svg-inl.hpp"
+#include "warmup/detail/io/trace-inl.hpp"
+#include "warmup/detail/analysis/steady_rule-inl.hpp"
+#include "warmup/detail/runtime/prewarm-inl.hpp"
+#include "warmup/detail/runtime/settings-inl.hpp"
+#include "warmup/detail/runtime/cpu_sampler-inl.hpp"
+#include "warmup/detail/runtime/device_timer-inl.hpp"
+#include "warmup/detail/runtime/memory_probe-inl.hpp"
+#include "warmup/detail/runtime/nvtx-inl.hpp"
+#include "warmup/detail/runtime/site-inl.hpp"
+#include "warmup/detail/runtime/snapshot-inl.hpp"
 #else
 // Under WARMUP_DISABLE every file compiles the public functions' definitions, inline: no-ops,
 // the writers (of empty reports) and the report file's.
-#include "warmup/detail/io/csv.hpp"
-#include "warmup/detail/io/json.hpp"
-#include "warmup/detail/io/print.hpp"
-#include "warmup/detail/io/report_file.hpp"
-#include "warmup/detail/io/svg.hpp"
-#include "warmup/detail/io/trace.hpp"
-#include "warmup/detail/analysis/steady_judge.hpp"
-#include "warmup/detail/runtime/prewarm.hpp"
-#include "warmup/detail/runtime/settings.hpp"
+#include "warmup/detail/io/csv-inl.hpp"
+#include "warmup/detail/io/json-inl.hpp"
+#include "warmup/detail/io/print-inl.hpp"
+#include "warmup/detail/io/report_file-inl.hpp"
+#include "warmup/detail/io/svg-inl.hpp"
+#include "warmup/detail/io/trace-inl.hpp"
+#include "warmup/detail/analysis/steady_rule-inl.hpp"
+#include "warmup/detail/runtime/prewarm-inl.hpp"
+#include "warmup/detail/runtime/settings-inl.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {

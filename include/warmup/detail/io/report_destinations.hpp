@@ -1,6 +1,6 @@
 /// @file
-/// @brief Writing reports to files and streams, compiled with the runtime (report_file.hpp
-/// declares what is public): destinations, placeholders, atomic files, the report at exit.
+/// @brief Writing reports to files and streams: destinations, placeholders, atomic files, the
+/// report at exit (report_file-inl.hpp defines what report_file.hpp declares).
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
@@ -27,13 +27,13 @@
 #include <sys/random.h>
 #endif
 
-#include "warmup/detail/io/csv.hpp"
+#include "warmup/detail/io/csv_writer.hpp"
 #include "warmup/detail/busy.hpp"
-#include "warmup/detail/io/json.hpp"
-#include "warmup/detail/io/print.hpp"
+#include "warmup/detail/io/json_writer.hpp"
+#include "warmup/detail/io/table_writer.hpp"
 #include "warmup/report.hpp"
-#include "warmup/detail/io/svg.hpp"
-#include "warmup/detail/io/trace.hpp"
+#include "warmup/detail/io/svg_writer.hpp"
+#include "warmup/detail/io/trace_writer.hpp"
 #include "warmup/report_file.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -231,84 +231,6 @@ inline bool write_report_to(const report& r, std::string_view spec, bool forked,
 WARMUP_END_NAMESPACE
 
 WARMUP_BEGIN_NAMESPACE
-
-WARMUP_DETAIL_RUNTIME bool parse_destinations(std::string_view spec, std::vector<report_destination>& out, std::string& error) {
-  const auto lower = [](std::string_view v) {
-    std::string l(v);
-    for (char& c : l) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    return l;
-  };
-  const auto say = [&](std::string text) { error += (error.empty() ? "" : "; ") + std::move(text); };
-  bool ok = true;
-  const std::size_t before = out.size();
-  const std::string_view whole = spec;
-  while (!spec.empty()) {
-    const std::size_t comma = spec.find(',');
-    std::string_view item = spec.substr(0, comma);
-    spec = comma == std::string_view::npos ? std::string_view{} : spec.substr(comma + 1);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (item.empty()) continue;
-    if (item == "stdout" || item == "stderr") {
-      out.push_back({std::string(item), report_format::table});
-      continue;
-    }
-    const report_format_info* found = nullptr;
-    std::string_view target = item;
-    if (const std::size_t colon = item.rfind(':'); colon != std::string_view::npos && colon > 0) {
-      for (const report_format_info& f : report_formats)
-        if (lower(item.substr(colon + 1)) == f.name) found = &f, target = item.substr(0, colon);
-    }
-    if (found == nullptr) found = detail::format_for_path(item);
-    if (found != nullptr) {
-      if (const std::string why = detail::placeholder_error(target); !why.empty()) {
-        say(why);
-        ok = false;
-        continue;
-      }
-      out.push_back({std::string(target), found->format});
-      continue;
-    }
-    std::string names;
-    for (const report_format_info& f : report_formats) names += (names.empty() ? ":" : ", :") + std::string(f.name);
-    say("'" + detail::printable(item, 200) + "' is neither stdout, stderr, a path ending in " + detail::format_extensions() +
-        ", nor a path followed by " + names);
-    ok = false;
-  }
-  if (ok && out.size() == before) {
-    say("'" + detail::printable(whole, 200) + "' names no destination");
-    ok = false;
-  }
-  return ok;
-}
-
-WARMUP_DETAIL_RUNTIME std::string write_file_atomically(const std::string& path, const std::string& text) {
-  const std::size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? std::string{} : path.substr(0, slash + 1);
-  const auto failed = [&](int e) { return detail::cannot_write(path, e); };
-  int fd = -1;
-  std::string tmp;
-  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
-    char name[48];
-    std::snprintf(name, sizeof name, ".warmup-%016llx.tmp", static_cast<unsigned long long>(detail::unpredictable()));
-    tmp = dir + name;
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) break;
-  }
-  if (fd < 0) return failed(errno);
-  int error = detail::write_all(fd, text);
-  if (::close(fd) != 0 && error == 0) error = errno;
-  if (error == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) error = errno;
-  if (error != 0) {
-    ::unlink(tmp.c_str());
-    return failed(error);
-  }
-  return {};
-}
-
-WARMUP_DETAIL_RUNTIME bool write_report(const report& r, std::string_view spec) noexcept {
-  return detail::write_report_to(r, spec, false);
-}
 
 WARMUP_END_NAMESPACE
 

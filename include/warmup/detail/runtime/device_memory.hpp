@@ -21,28 +21,11 @@
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
-/// The driver's functions where the CUDA runtime was seen working (device_timer.hpp), so that no
+/// The driver's functions where the CUDA runtime was seen working (device_rings.hpp), so that no
 /// probe of ours is the program's first CUDA call; nullptr before, or where it cannot be used.
 inline const cuda_driver* memory_calls() noexcept {
   const cuda_state& st = cuda();
   return st.runtime.load(std::memory_order_acquire) == cuda_state::available ? &st.driver : nullptr;
-}
-
-WARMUP_DETAIL_RUNTIME std::optional<std::uint64_t> pool_reserved(cudaStream_t stream) noexcept {
-  const cuda_driver* d = memory_calls();
-  if (d == nullptr || !d->has(driver_feature::pool_reserve)) return std::nullopt;
-  return d->reserved(d->pool_of(reinterpret_cast<CUstream>(stream)));
-}
-
-WARMUP_DETAIL_RUNTIME host_memory_kind classify_host_memory(const void* p) noexcept {
-  const cuda_driver* d = memory_calls();
-  if (p == nullptr || d == nullptr || !d->has(driver_feature::host_memory_kind)) return host_memory_kind::unknown;
-  unsigned type = 0;
-  const CUresult r = d->pointer_get_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                              static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p)));
-  if (r == CUDA_ERROR_INVALID_VALUE) return host_memory_kind::pageable;  // unknown to the driver
-  if (r != CUDA_SUCCESS) return host_memory_kind::unknown;                // no context, say
-  return type == CU_MEMORYTYPE_HOST ? host_memory_kind::pinned : host_memory_kind::device;
 }
 
 /// The free memory of the current context's device, where one is current; empty otherwise.

@@ -141,4 +141,37 @@ WARMUP_DETAIL_RUNTIME bool attribution_enabled() noexcept {
 
 WARMUP_END_NAMESPACE
 
+#if WARMUP_ENABLED
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
+
+WARMUP_DETAIL_RUNTIME bool start_attribution(bool on) noexcept {
+  cause_store& store = cause_records();
+  if (!on) {
+    flush_causes();
+    cupti_stop();
+    store.flush.store(nullptr, std::memory_order_release);
+    store.set_source(false, "off: set_attribution(false)");
+    return false;
+  }
+  const cupti_start_result started = cupti_start(&deliver_cause);
+  if (started.status == cupti_status::running) {
+    store.flush.store(&flush_causes, std::memory_order_release);
+    store.set_source(true, "cupti");
+    // CUPTI is stopped before the runtime's teardown, report at exit or not.
+    cuda().register_before_teardown = [] { (void)std::atexit(read_back_before_teardown); };
+    return true;
+  }
+  WARMUP_TRY {
+    store.set_source(false, "host signals only: " + started.message);
+    notice_board().raise(notice_kind::attribution, started.message);
+  } WARMUP_CATCH_ALL {
+  }
+  return false;
+}
+
+}  // namespace detail
+WARMUP_END_NAMESPACE
+#endif
+
 #include "warmup/detail/header_end.hpp"

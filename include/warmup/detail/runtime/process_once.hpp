@@ -28,7 +28,7 @@ struct process_once {
 
 inline process_once& once() noexcept { return shared<process_once, slot::process>(); }
 
-/// When the library started (runtime.hpp: at load, or at the first site made if a scope runs
+/// When the library started (compiled_once.hpp: at load, or at the first site made if a scope runs
 /// before that, in another file's static constructor): timelines count from here.
 inline clock::time_point process_start() noexcept {
   std::atomic<std::uint64_t>& start = once().start_ns;

@@ -1,5 +1,6 @@
 /// @file
-/// @brief The CSV writer (csv.hpp declares `to_csv`): one row per record, columns from its field list.
+/// @brief The CSV writer: one row per record, columns from its field list (csv-inl.hpp defines
+/// `to_csv`, which csv.hpp declares, with it).
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
@@ -110,8 +111,6 @@ std::string csv_table(const std::vector<T>& records) {
 }
 
 }  // namespace detail
-
-WARMUP_DETAIL_RUNTIME std::string to_csv(const report& r) { return detail::csv_table(r.sites); }
 
 WARMUP_END_NAMESPACE
 

@@ -1,6 +1,7 @@
 /// @file
 /// @brief NVTX emission: one `warmup` domain, a category per operation kind, registered names;
-/// the calls a scope makes into NVTX where a tool is attached (detail/record/nvtx.hpp).
+/// the calls a scope makes into NVTX where a tool is attached (detail/record/nvtx.hpp declares
+/// them, nvtx-inl.hpp defines them).
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
@@ -10,7 +11,7 @@
 #include <string>
 
 #include "warmup/config.hpp"
-#include "warmup/detail/runtime/clock.hpp"
+#include "warmup/detail/runtime/process_once.hpp"
 #include "warmup/detail/record/nvtx.hpp"
 #include "warmup/op.hpp"
 
@@ -28,7 +29,7 @@ constexpr std::uint32_t nvtx_category(op_kind k) noexcept {
 
 /// The library's NVTX state, made once. NVTX picks its tool at the first NVTX call and its lazy
 /// initialisation races when that first call comes from several threads at once, so the
-/// library makes it as it starts (detail/runtime/runtime.hpp), before `main` and before user
+/// library makes it as it starts (detail/runtime/compiled_once.hpp), before `main` and before user
 /// threads; the time it took is reported apart from every measurement. With no tool attached
 /// NVTX hands back no domain, and scopes then make no NVTX call at all.
 struct nvtx_state {
@@ -52,42 +53,6 @@ inline nvtx_state& nvtx() noexcept {
   static nvtx_state state;
   return state;
 }
-
-WARMUP_DETAIL_RUNTIME void nvtx_name::set(const std::string& name) noexcept {
-  ascii = name.c_str();
-  if (name.find('\0') != std::string::npos) {
-    WARMUP_TRY {
-      for (const char c : name) {
-        if (c == '\0') escaped += "\\0";
-        else escaped += c;
-      }
-      ascii = escaped.c_str();
-    } WARMUP_CATCH_ALL {
-    }
-  }
-  handle = nvtxDomainRegisterStringA(nvtx().domain, ascii);
-}
-
-WARMUP_DETAIL_RUNTIME void nvtx_push_attached(const nvtx_name& name, op_kind k, std::uint64_t call) noexcept {
-  nvtxEventAttributes_t a{};
-  a.version = NVTX_VERSION;
-  a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
-  a.category = nvtx_category(k);
-  a.colorType = NVTX_COLOR_ARGB;
-  a.color = call == 0 ? first_call_color : kind_table[static_cast<std::size_t>(k)].nvtx_colour;
-  a.payloadType = NVTX_PAYLOAD_TYPE_UNSIGNED_INT64;
-  a.payload.ullValue = call;
-  if (name.handle != nullptr) {
-    a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
-    a.message.registered = static_cast<nvtxStringHandle_t>(name.handle);
-  } else {
-    a.messageType = NVTX_MESSAGE_TYPE_ASCII;
-    a.message.ascii = name.ascii;
-  }
-  nvtxDomainRangePushEx(nvtx().domain, &a);
-}
-
-WARMUP_DETAIL_RUNTIME void nvtx_pop_attached() noexcept { nvtxDomainRangePop(nvtx().domain); }
 
 }  // namespace detail
 WARMUP_END_NAMESPACE

@@ -1,5 +1,6 @@
 /// @file
-/// @brief The JSON writer (json.hpp declares `to_json`): one report record, one JSON object, from its field list.
+/// @brief The JSON writer: one report record, one JSON object, from its field list (json-inl.hpp
+/// defines `to_json`, which json.hpp declares, with it).
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
@@ -115,8 +116,6 @@ std::string document_json(std::string_view schema, const T& record) {
 }
 
 }  // namespace detail
-
-WARMUP_DETAIL_RUNTIME std::string to_json(const report& r) { return detail::document_json(json_schema, r); }
 
 WARMUP_END_NAMESPACE
 

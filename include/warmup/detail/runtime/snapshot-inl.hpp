@@ -1,0 +1,51 @@
+/// @file
+/// @brief `warmup::snapshot()` (snapshot.hpp declares it),
+/// compiled once, with the runtime: only detail/runtime/compiled_once.hpp includes this file.
+#pragma once
+#include "warmup/detail/header_begin.hpp"
+
+#include "warmup/config.hpp"
+#include "warmup/detail/runtime/site_reader.hpp"
+
+WARMUP_BEGIN_NAMESPACE
+WARMUP_DETAIL_RUNTIME report snapshot(device_wait wait) {
+  const detail::busy_section busy;
+  report r;
+  const bool closed = detail::cuda().closed.load(std::memory_order_acquire);
+  const std::size_t pending =
+      closed ? 0 : detail::rings().drain_all(wait == device_wait::yes ? detail::read_mode::wait : detail::read_mode::poll);
+  r.device_pending = pending;
+  r.identity = detail::identity_now();
+  if (const auto flush = detail::cause_records().flush.load(std::memory_order_acquire)) flush();
+  r.attribution_source = detail::cause_records().source_now();
+  r.cpu_sampling = detail::sampling_line(detail::cause_records().sampling_status(), detail::cause_records().samples_lost());
+  r.module_loading = detail::module_loading_mode();
+  r.jit_cache = detail::jit_cache_settings();
+  r.device = detail::describe_device(r.device_status);
+  if (r.device && r.device->index >= 0 && r.device->index < detail::max_devices) {
+    const std::uint64_t floor =
+        detail::cuda().pair_floor_ns[static_cast<std::size_t>(r.device->index)].load(std::memory_order_relaxed);
+    if (floor != 0) r.device->event_pair_floor = std::chrono::nanoseconds{static_cast<long long>(floor - 1)};
+  }
+  // A pair of clock readings now: the rate that converts every host figure comes from the
+  // longest stretch the run has.
+  detail::time_base& time = detail::host_time();
+  time.calibrate(true);
+  const detail::time_map conversion = time.map();
+  r.host_clock = time.describe();
+  for (detail::site* s : detail::sites().all()) {
+    r.sites.push_back(detail::read_site(*s, conversion));
+    r.library.site_bytes += s->bytes();
+  }
+  const detail::cuda_state& st = detail::cuda();
+  r.library.nvtx_init = std::chrono::nanoseconds{detail::nvtx().init_ns};
+  r.library.event_pools = std::chrono::nanoseconds{st.event_pool_ns.load()};
+  r.library.event_pairs = st.event_pairs.load();
+  r.library.device_probe = std::chrono::nanoseconds{static_cast<long long>(st.probe_ns.load())};
+  detail::say_what_is_apart();
+  r.notices = detail::notice_board().all();
+  return r;
+}
+WARMUP_END_NAMESPACE
+
+#include "warmup/detail/header_end.hpp"
