@@ -10,7 +10,9 @@
 /// runtime at all (CUPTI's callbacks run inside the program's driver calls; a first call's
 /// memory probe may come before the library asked the runtime anything, and asking would
 /// initialise it), and a failed driver lookup leaves the runtime's last-error slot to the
-/// program. Why here, in the ground: CUPTI (analysis/) and the runtime both read it.
+/// program. A device-timed scope calls the driver's functions directly, not the runtime's
+/// wrappers of them, because the wrappers cost several times as much (BENCHMARKS.md). Why
+/// here, in the ground: CUPTI (analysis/) and the runtime both read it.
 ///
 /// The table never loads or initialises the driver: where the program has not loaded libcuda,
 /// `cuda_driver_table()` is nullptr and is looked for again at the next call, so the driver is

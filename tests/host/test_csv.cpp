@@ -1,0 +1,108 @@
+// The CSV as written, read back as text: its columns, its quoting, its formula guard.
+#include "catch.hpp"
+
+#include <string>
+#include <vector>
+
+#include "warmup/profile.hpp"
+
+#include "../support/sample_report.hpp"
+
+using namespace std::chrono_literals;
+
+using support::sample_report;
+
+TEST_CASE("CSV: one column per JSON field, named by its path; absent figures are empty cells") {
+  const std::string csv = warmup::to_csv(sample_report());
+  const auto lines = [&] {
+    std::vector<std::string> out;
+    for (std::size_t at = 0; at < csv.size();) {
+      const std::size_t end = csv.find("\r\n", at);
+      out.push_back(csv.substr(at, end - at));
+      at = end + 2;
+    }
+    return out;
+  }();
+  REQUIRE(lines.size() == 3);
+  const auto cells = [](const std::string& line) {
+    std::vector<std::string> out(1);
+    for (char c : line) {
+      if (c == ',') out.emplace_back();
+      else out.back().push_back(c);
+    }
+    return out;
+  };
+  const std::vector<std::string> head = cells(lines[0]);
+  // 3 + 2 x (8 timing fields + 12 steady fields + 2 x 6 attribution fields) + 10 bytes fields
+  // + exceptions + 4 untimed reasons + 5 host signals (the lists left out) + 4 pool fields
+  CHECK(head.size() == 3 + 2 * (8 + 12 + 2 * 6) + 10 + 1 + 4 + 5 + 4);
+  const auto column = [&](const std::string& name) {
+    for (std::size_t i = 0; i < head.size(); ++i)
+      if (head[i] == name) return i;
+    FAIL("no column " << name);
+    return std::size_t{0};
+  };
+  for (const auto& l : lines) CHECK(cells(l).size() == head.size());
+  const std::vector<std::string> once = cells(lines[1]), upload = cells(lines[2]);
+  CHECK(once[column("host.first")] == "120000000");
+  CHECK(once[column("host.steady.p50")].empty());
+  CHECK(once[column("device.first")].empty());
+  CHECK(once[column("bytes.first")].empty());
+  CHECK(upload[column("op")] == "h2d");
+  CHECK(upload[column("host.steady.p50")] == "1000000");
+  CHECK(upload[column("host.steady.enough_calls")] == "false");
+  CHECK(upload[column("bytes.total")] == "3000000");
+  CHECK(upload[column("bytes.gbps_clock")] == "host");
+  CHECK(upload[column("device_untimed.sampled_out")] == "0");
+  CHECK(csv.find("notes") == std::string::npos);
+}
+
+TEST_CASE("CSV: a text cell a spreadsheet would run as a formula is written as text; figures stay numbers") {
+  warmup::report r = sample_report();
+  const std::vector<std::string> formulas = {"=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(A1:A2)", "\tx", "\rx"};
+  for (const std::string& f : formulas) {
+    warmup::site_report s;
+    s.name = f;
+    s.op = warmup::op_kind::region;
+    s.calls = s.host.calls = 2;
+    s.host.first = 1ms;
+    s.host.first_call_excess = -1234ns;  // a first call faster than the p50: a negative figure
+    r.sites.push_back(s);
+  }
+  const std::string csv = warmup::to_csv(r);
+  // OWASP's rule: a ' before the cell, and the cell quoted.
+  CHECK(csv.find("\r\n\"'=cmd|' /C calc'!A0\",region,2,") != std::string::npos);
+  CHECK(csv.find("\r\n\"'+1+1\",region,") != std::string::npos);
+  CHECK(csv.find("\r\n\"'-2+3\",region,") != std::string::npos);
+  CHECK(csv.find("\r\n\"'@SUM(A1:A2)\",region,") != std::string::npos);
+  CHECK(csv.find("\r\n\"'\tx\",region,") != std::string::npos);
+  CHECK(csv.find("\r\n\"'\rx\",region,") != std::string::npos);
+  // No line starts with a formula, and the library's own negative figure is a bare number.
+  for (const char* bad : {"\n=", "\n+", "\n-", "\n@", ",=", ",+", ",@", ",'-1234"}) CHECK(csv.find(bad) == std::string::npos);
+  CHECK(csv.find(",-1234,") != std::string::npos);
+  CHECK(csv.find("\r\nonce,context,1,") != std::string::npos);  // a plain name as it was
+}
+
+TEST_CASE("CSV as written, byte for byte: a field quoted exactly when it must be, its quotes doubled") {
+  warmup::report r;
+  for (const char* name : {"plain", "a,b", "say \"hi\"", "two\nlines", "cr\rhere", "\"", "sp ace"}) {
+    warmup::site_report s;
+    s.name = name;
+    s.calls = s.host.calls = 1;
+    r.sites.push_back(s);
+  }
+  const std::string csv = warmup::to_csv(r);
+  // Each row starts with the site's name; a lenient reader would forgive a quote too many or
+  // too few, so the raw text is checked.
+  CHECK(csv.find("\r\nplain,") != std::string::npos);
+  CHECK(csv.find("\r\n\"a,b\",") != std::string::npos);
+  CHECK(csv.find("\r\n\"say \"\"hi\"\"\",") != std::string::npos);
+  CHECK(csv.find("\r\n\"two\nlines\",") != std::string::npos);
+  CHECK(csv.find("\r\n\"cr\rhere\",") != std::string::npos);
+  CHECK(csv.find("\r\n\"\"\"\",") != std::string::npos);
+  CHECK(csv.find("\r\nsp ace,") != std::string::npos);  // a space needs no quotes
+  CHECK(csv.find("\"plain\"") == std::string::npos);
+  // Every line ends in CRLF, the last one too.
+  CHECK(csv.size() >= 2);
+  CHECK(csv.compare(csv.size() - 2, 2, "\r\n") == 0);
+}

@@ -1,0 +1,99 @@
+// The notes under a site (detail/io/notes.hpp): each said only where it helps.
+#include "catch.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "warmup/profile.hpp"
+#include "warmup/detail/io/notes.hpp"
+
+using namespace std::chrono_literals;
+
+TEST_CASE("notes: 'too few calls' only where more calls would help") {
+  warmup::site_report s;
+  s.calls = s.host.calls = 1;
+  s.host.first = 1ms;
+  const auto says = [&] {
+    const std::vector<std::string> notes = warmup::detail::notes_for(s);
+    return std::find(notes.begin(), notes.end(), "no steady state yet: too few calls") != notes.end();
+  };
+  CHECK_FALSE(says());  // called once: its first call is all there is
+  s.calls = s.host.calls = 3;  // three calls, every later one cold again after idling
+  s.host.cold_recurrences = 2;
+  CHECK(says());
+}
+
+TEST_CASE("notes: a first launch that waited on the host, said only where the host's extra time dwarfs the device's") {
+  warmup::site_report s;
+  s.name = "k";
+  s.op = warmup::op_kind::launch;
+  s.calls = s.host.calls = 20;
+  s.host.first = 1010us;  // 1 ms over the host's p50
+  warmup::steady_state host;
+  host.calls = 19;
+  host.p50 = 10us;
+  host.enough_calls = true;
+  s.host.steady = host;
+  warmup::timing dev;
+  dev.calls = 20;
+  warmup::steady_state d;
+  d.calls = 19;
+  d.p50 = 10us;
+  d.enough_calls = true;
+  dev.steady = d;
+  const std::string waited = "the first launch waited on the host, not the GPU: module loading or JIT at the call";
+  const auto says = [&](std::chrono::nanoseconds device_first) {
+    s.device = dev;
+    s.device->first = device_first;
+    const std::vector<std::string> notes = warmup::detail::notes_for(s);
+    return std::find(notes.begin(), notes.end(), waited) != notes.end();
+  };
+  CHECK(says(10us));      // the device had no extra time
+  CHECK(says(100us));     // 90 us on the device, 1 ms on the host
+  CHECK(says(509us));     // 499 us: the host's 1 ms is more than twice it
+  CHECK_FALSE(says(510us));  // 500 us: exactly half the host's, not less
+  CHECK_FALSE(says(2ms));    // the device's own first call was the slow part
+  s.op = warmup::op_kind::region;  // launches only
+  CHECK_FALSE(says(10us));
+}
+
+TEST_CASE("notes: an uncertain p50 said only where the steady calls are too few") {
+  warmup::site_report s;
+  s.name = "r";
+  s.calls = s.host.calls = 4;
+  s.host.first = 1ms;
+  warmup::steady_state st;
+  st.calls = 3;
+  st.p50 = 1ms;
+  s.host.steady = st;
+  const auto uncertain = [&] {
+    for (const std::string& n : warmup::detail::notes_for(s))
+      if (n.find("the p50 is uncertain") != std::string::npos) return n;
+    return std::string();
+  };
+  CHECK(uncertain() == "only 3 steady calls: the p50 is uncertain (too few for a 95% interval)");
+  s.host.steady->enough_calls = true;
+  s.host.steady->calls = 30;
+  CHECK(uncertain().empty());
+}
+
+TEST_CASE("notes: pageable copies said with their count among the copies, pinned ones never") {
+  warmup::site_report s;
+  s.name = "copy";
+  s.op = warmup::op_kind::h2d;
+  s.calls = s.host.calls = 5;
+  warmup::transfer t;
+  t.first = t.total = 4096;
+  t.host_pinned_calls = 5;
+  s.bytes = t;
+  const auto pageable_note = [&] {
+    for (const std::string& n : warmup::detail::notes_for(s))
+      if (n.find("pageable host memory") != std::string::npos) return n;
+    return std::string();
+  };
+  CHECK(pageable_note().empty());  // all pinned: nothing to say
+  s.bytes->host_pinned_calls = 2;
+  s.bytes->host_pageable_calls = 3;
+  CHECK(pageable_note().rfind("3 of 5 calls copied pageable host memory", 0) == 0);
+}

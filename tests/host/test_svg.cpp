@@ -1,0 +1,142 @@
+// The SVG picture as written: its plot, legend, points and cause words.
+#include "catch.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "warmup/profile.hpp"
+
+using namespace std::chrono_literals;
+
+TEST_CASE("the SVG's plot spans the calls it draws: call 1 at the left edge, the last at the right") {
+  using ns = std::chrono::nanoseconds;
+  const auto number_after = [](const std::string& text, std::size_t at, const std::string& key) {
+    return std::stod(text.substr(text.find(key, at) + key.size()));
+  };
+  for (const std::size_t calls : {3u, 40u, 1000u}) {
+    warmup::report r;
+    warmup::site_report s;
+    s.name = "plotted";
+    s.calls = s.host.calls = calls;
+    for (std::size_t i = 0; i < calls; ++i) s.first_calls.push_back(ns{1000 + static_cast<long long>(i)});
+    s.host.first = s.first_calls.front();
+    r.sites = {s};
+    const std::string svg = warmup::to_svg(r);
+    // The plot's frame: the one unfilled rectangle with the axes' grey.
+    const std::size_t frame = svg.rfind("<rect", svg.find("fill=\"none\" stroke=\"#b8bec9\""));
+    REQUIRE(frame != std::string::npos);
+    const double left = number_after(svg, frame, "x=\""), right = left + number_after(svg, frame, "width=\"");
+    std::vector<double> xs;  // the points, drawn after the frame in the panel's group
+    const std::size_t end = svg.find("</g>", frame);
+    for (std::size_t at = svg.find("<circle cx=\"", frame); at < end; at = svg.find("<circle cx=\"", at + 1))
+      xs.push_back(number_after(svg, at, "cx=\""));
+    REQUIRE(xs.size() == calls);
+    const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+    CHECK(*lo == Approx(left).margin(0.05));
+    // Heights: inside the frame, the slowest call (the last: 1000 + calls - 1 ns) highest.
+    const double top = number_after(svg, frame, "y=\""), bottom = top + number_after(svg, frame, "height=\"");
+    std::vector<double> ys;
+    for (std::size_t at = svg.find("<circle cx=\"", frame); at < end; at = svg.find("<circle cx=\"", at + 1))
+      ys.push_back(number_after(svg, at, "cy=\""));
+    for (const double y : ys) CHECK((y >= top - 0.05 && y <= bottom + 0.05));
+    // The call axis is labelled at each power of ten up to the last call: 1000 among 1000 calls.
+    if (calls == 1000) CHECK(svg.find(">1000</text>") != std::string::npos);
+    const std::size_t panel = svg.rfind("<g transform=", frame);
+    const std::string drawn = svg.substr(panel, end - panel);
+    CHECK(drawn.find("fill-opacity=\"0.12\"") == std::string::npos);  // no steady state: no steady band
+    // The grid: a vertical line at each labelled decade of calls (1, 10 among 40 calls; 1 to
+    // 1000 among 1000).
+    std::size_t vertical = 0;
+    for (std::size_t at = drawn.find("<line x1=\""); at != std::string::npos; at = drawn.find("<line x1=\"", at + 1))
+      if (number_after(drawn, at, "x1=\"") == number_after(drawn, at, "x2=\"") &&
+          drawn.find("stroke=\"#eceef2\"", at) < drawn.find("/>", at))
+        ++vertical;
+    if (calls == 40) CHECK(vertical == 2);
+    if (calls == 1000) CHECK(vertical == 4);
+    // The call axis is log10(call) over at least a decade: the last call at the right edge once
+    // there are 10 calls or more; fewer sit inside it.
+    if (calls >= 10) CHECK(*hi == Approx(right).margin(0.05));
+    else CHECK(*hi < right - 1);
+  }
+}
+
+TEST_CASE("the SVG's legend: each mark just left of its label, the four 110 px apart") {
+  const std::string svg = warmup::to_svg(warmup::report{});
+  const struct {
+    const char* label;
+    const char* fill;
+    const char* stroke;
+  } legend[] = {{"first call", "#d62728", "none"}, {"warm-up", "#ff7f0e", "none"}, {"steady (host)", "#4c72b0", "none"},
+                {"device", "none", "#2ca02c"}};
+  int lx = 12;  // the page's margin
+  for (const auto& l : legend) {
+    CAPTURE(l.label);
+    const std::string entry = "<circle cx=\"" + std::to_string(lx + 5) + "\" cy=\"42\" r=\"4\" fill=\"" + l.fill +
+                              "\" stroke=\"" + l.stroke + "\"/><text x=\"" + std::to_string(lx + 13) +
+                              "\" y=\"46\" font-size=\"11\" fill=\"#5a6270\">" + l.label + "</text>\n";
+    CHECK(svg.find(entry) != std::string::npos);
+    lx += 110;
+  }
+  CHECK(svg.find("<rect x=\"452\" y=\"37\" width=\"14\" height=\"10\"") != std::string::npos);  // the band's, after them
+}
+
+TEST_CASE("the SVG's points: the first call largest, warm-up calls next, steady and device calls smallest") {
+  using ns = std::chrono::nanoseconds;
+  warmup::report r;
+  warmup::site_report s;
+  s.name = "points";
+  s.calls = s.host.calls = 6;
+  s.first_calls = {ns{5000}, ns{3000}, ns{1000}, ns{1000}, ns{1100}, ns{1000}};
+  s.host.first = s.first_calls.front();
+  s.host.warmup_calls = 2;  // calls 0 and 1: the first call, then one warm-up call
+  warmup::call_record c;
+  c.index = 2;
+  c.host = ns{1000};
+  c.device = ns{900};
+  s.timeline = {c};
+  r.sites = {s};
+  const std::string svg = warmup::to_svg(r);
+  INFO(svg);
+  const auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = svg.find(what); at != std::string::npos; at = svg.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("r=\"5.0\" fill=\"#d62728\" stroke=\"none\"/>") == 1);
+  CHECK(count("r=\"4.0\" fill=\"#ff7f0e\" stroke=\"none\"/>") == 1);
+  CHECK(count("r=\"2.5\" fill=\"#4c72b0\" stroke=\"none\"/>") == 4);
+  CHECK(count("r=\"2.5\" fill=\"none\" stroke=\"#2ca02c\"/>") == 1);
+  CHECK(count("<circle cx=") == 4 + 7);  // the legend's four, and the seven points
+}
+
+TEST_CASE("the SVG's cause words: a cause named where it ends exactly at the line's 82 characters, cut one past") {
+  const auto svg_with = [](std::size_t second_name) {
+    warmup::report r;
+    warmup::site_report s;
+    s.name = "caused";
+    s.calls = s.host.calls = 2;
+    s.host.first = 1010us;
+    warmup::steady_state st;
+    st.calls = 1;
+    st.p50 = st.p90 = st.p99 = st.p999 = st.min = st.max = st.mean = 10us;
+    s.host.steady = st;
+    warmup::attribution why;
+    why.calls = 1;
+    why.call = 1010us;
+    why.excess = why.named = 1ms;
+    why.causes = {{warmup::cause::host_code, 500us, 5, std::string(11, 'a')},
+                  {warmup::cause::host_code, 500us, 5, std::string(second_name, 'b')}};
+    s.host.first_call_causes = why;
+    r.sites = {s};
+    return warmup::to_svg(r);
+  };
+  const std::string whole = "first call 1.00 ms over p50: 50% host code " + std::string(11, 'a') + ", 50% host code " +
+                            std::string(12, 'b');
+  REQUIRE(whole.size() == 82);
+  const std::string fits = svg_with(12), over = svg_with(13);
+  CHECK(fits.find(">" + whole + "</text>") != std::string::npos);
+  CHECK(fits.find("...") == std::string::npos);
+  CHECK(over.find(">first call 1.00 ms over p50: 50% host code " + std::string(11, 'a') + ", ...</text>") !=
+        std::string::npos);
+}

@@ -1,0 +1,93 @@
+// The timeline trace as written: its unit, its rows, and causes placed only inside their call.
+#include "catch.hpp"
+
+#include <sstream>
+#include <string>
+
+#include "warmup/profile.hpp"
+
+TEST_CASE("the pictures of a report read back with hostile causes: extreme values drawn without overflow") {
+  using ns = std::chrono::nanoseconds;
+  warmup::report r;
+  r.call_times_recorded = true;
+  warmup::site_report s;
+  s.name = "hostile";
+  s.calls = s.host.calls = 1;
+  s.host.first = ns{1000};
+  warmup::attribution why;
+  why.calls = 1;
+  why.call = ns::max();
+  why.excess = ns::max();
+  why.named = ns::max();
+  why.unattributed = ns::min();  // negating it would overflow
+  why.causes = {{warmup::cause::module_load, ns::max(), 1, {}}, {warmup::cause::device_alloc, ns::min(), 1, {}},
+                {warmup::cause::host_code, ns{-5}, 2, std::string("a\"b\x01", 4)}};
+  for (int i = 0; i < 4; ++i)  // past the table's first five, the rest are summed: no overflow either
+    why.causes.push_back({warmup::cause::jit_compile, ns::max(), 1, {}});
+  why.spans = {{warmup::cause::module_load, ns{-10}, ns{100}},      // before the call: never written so
+               {warmup::cause::jit_compile, ns{100}, ns::max()},    // past its end: cut at the end
+               {warmup::cause::device_alloc, ns::max(), ns::max()},  // after it
+               {warmup::cause::sync_wait, ns{200}, ns::min()}};
+  s.host.first_call_causes = why;
+  warmup::call_record first;
+  first.host_start = ns{5000};
+  first.host = ns{1000};
+  s.timeline = {first};
+  warmup::call_record late = first;  // a call whose end overflows has no inside to place causes in
+  late.index = 1;
+  late.host_start = ns::max() - ns{10};
+  r.sites = {s};
+  const std::string trace = warmup::to_trace(r);
+  // The one stretch inside the call: the JIT from +100 ns, cut at the call's end (+1000 ns).
+  CHECK(trace.find(R"("name":"JIT compilation","cat":"cause","ph":"X","pid":1,"tid":1,"ts":5.100,"dur":0.900)") !=
+        std::string::npos);
+  CHECK(trace.find("\"cat\":\"cause\"") == trace.rfind("\"cat\":\"cause\""));  // one slice, not four
+  CHECK(trace.find("\"object\":\"a\\\"b\\u0001\"") != std::string::npos);  // an object's name is a value, escaped
+  s.host.steady = warmup::steady_state{};
+  s.timeline = {late};
+  s.host.first_call_causes->spans.push_back({warmup::cause::module_load, ns{0}, ns{1}});
+  r.sites = {s};
+  CHECK(warmup::to_trace(r).find("\"cat\":\"cause\"") == std::string::npos);
+  const std::string svg = warmup::to_svg(r);
+  CHECK(svg.find("over p50:") != std::string::npos);
+  CHECK(svg.find("(causes exceed it by 9223372036.85 s)") != std::string::npos);  // the largest, no sign
+  CHECK(svg.find("nan") == std::string::npos);
+  CHECK(svg.find("inf") == std::string::npos);
+  std::ostringstream table;
+  warmup::print(r, table);
+  CHECK(table.str().find("the named causes exceed the excess by") != std::string::npos);
+}
+
+TEST_CASE("the trace: its time unit, and each site's row named in the host process") {
+  { warmup::region_scope s{"trace.row"}; }
+  const warmup::report r = warmup::snapshot();
+  const std::string trace = warmup::to_trace(r);
+  CHECK(trace.rfind("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", 0) == 0);
+  const std::size_t row = trace.find("\"name\":\"region: trace.row\"");
+  REQUIRE(row != std::string::npos);
+  const std::size_t event = trace.rfind("{\"ph\":\"M\"", row);
+  const std::string host_row = "{\"ph\":\"M\",\"pid\":1,\"tid\":";  // a row of the host's process
+  CHECK(trace.compare(event, host_row.size(), host_row) == 0);
+}
+
+TEST_CASE("a first call whose end would overflow has no cause slices in the timeline") {
+  using ns = std::chrono::nanoseconds;
+  warmup::report r;
+  warmup::site_report s;
+  s.name = "late";
+  s.calls = s.host.calls = 1;
+  s.host.first = ns{100};
+  warmup::attribution why;
+  why.calls = 1;
+  why.spans = {{warmup::cause::module_load, ns{0}, ns{50}}};
+  s.host.first_call_causes = why;
+  warmup::call_record first;
+  first.index = 0;
+  first.host = ns{100};
+  first.host_start = ns{1000};
+  s.timeline = {first};
+  r.sites = {s};
+  CHECK(warmup::to_trace(r).find("\"cat\":\"cause\"") != std::string::npos);  // placed where it fits
+  r.sites[0].timeline[0].host_start = ns::max() - ns{10};  // its end would overflow
+  CHECK(warmup::to_trace(r).find("\"cat\":\"cause\"") == std::string::npos);
+}
