@@ -500,17 +500,31 @@ def one_file(b):
     cases = [(f"#include <warmup/{h}>\n", [] if h != "mpi.hpp" else mpi) for h in headers]
     cases += [("#include <warmup/profile.hpp>\n", [mode]) for mode in ("-DWARMUP_LIGHT", "-DWARMUP_DISABLE")]
     cases += [("#include <warmup/runtime.hpp>\n", ["-DWARMUP_LIGHT"])]
-    jobs = [one_after_another] + [lambda i=i, m=m, x=x: symbols_named(i, m, x) for i in (b.a.include, other)
-                                  for m, x in (("-DWARMUP_LIGHT", ""), ("-DWARMUP_DISABLE", "_off"))]
-    jobs += [lambda i=i, r=r: second_copy(i, r) for i, r in ((other, True), (b.a.include, False))]
-    jobs += [lambda c=c: kept_macros(b, *c) for c in cases]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        done = list(pool.map(lambda job: job(), jobs))
-    lines, kept = [l for l in done if isinstance(l, str)], [k for k in done if isinstance(k, set)]
-    for (text, flags), names_kept in zip(cases, kept):
+
+    def leaves_none(text, flags):
+        names_kept = kept_macros(b, text, flags)
         left = sorted(names_kept - set(KEPT))
         assert not left, (f"{text.strip()} {' '.join(flags)} leaves helper macros in the user's file: {left}; "
                           "undefine them in include/warmup/detail/macros_end.hpp (or, if public, add them to KEPT with the reason)")
+        return names_kept
+
+    # The short checks first, the whole file of every header among them: the first failure ends
+    # the test (what has not started is cancelled), so that a broken header is told in seconds.
+    jobs = [lambda i=i, m=m, x=x: symbols_named(i, m, x) for i in (b.a.include, other)
+            for m, x in (("-DWARMUP_LIGHT", ""), ("-DWARMUP_DISABLE", "_off"))]
+    jobs += [lambda i=i, r=r: second_copy(i, r) for i, r in ((other, True), (b.a.include, False))]
+    jobs += [lambda c=c: leaves_none(*c) for c in cases[:1]] + [one_after_another]
+    jobs += [lambda c=c: leaves_none(*c) for c in cases[1:]]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        futures = [pool.submit(job) for job in jobs]
+        try:
+            for f in concurrent.futures.as_completed(futures):
+                f.result()
+        finally:
+            for f in futures:
+                f.cancel()
+    done = [f.result() for f in futures]
+    lines, kept = [l for l in done if isinstance(l, str)], [k for k in done if isinstance(k, set)]
     seen = set().union(*kept)
     assert seen >= set(KEPT), f"KEPT names macros no header defines any more: {sorted(set(KEPT) - seen)}"
     lines.append(f"{len(cases)} files (each public header alone; the umbrella light and disabled): "

@@ -60,3 +60,16 @@ TEST_CASE("the warm-up's calls do not set the typical time: a change soon after 
   for (int k = 0; k < 8; ++k, ++i) s.observe(i, 5000);  // eight in a row, over 4x the steady time
   CHECK(timed_among(s, i, 64) == 64);
 }
+
+// The first call after the window sets the typical time at once: the calls after it are judged
+// against it, even where the next few differ from it (a typical time learnt late, from a fast
+// call, would make ordinary calls later look like a change).
+TEST_CASE("the first call after the warm-up sets the typical time") {
+  device_sampler s;
+  std::uint64_t i = 0;
+  for (; i < 64; ++i) s.observe(i, 1000);
+  for (; i < 257; ++i) s.observe(i, i == 71 ? 300 : 1000);  // one fast call, within the band
+  CHECK(timed_among(s, i, 64) == 32);                        // at call 256, 1 in 2
+  for (int k = 0; k < 8; ++k, ++i) s.observe(i, 2200);       // slower, but under 4x the typical 1000
+  CHECK(timed_among(s, i, 64) == 32);                        // not a change
+}

@@ -23,6 +23,7 @@ TEST_CASE("the SVG's plot spans the calls it draws: call 1 at the left edge, the
     s.host.first = s.first_calls.front();
     r.sites = {s};
     const std::string svg = warmup::to_svg(r);
+    CHECK(svg.find("no site was measured") == std::string::npos);  // said only of a report without sites
     // The plot's frame: the one unfilled rectangle with the axes' grey.
     const std::size_t frame = svg.rfind("<rect", svg.find("fill=\"none\" stroke=\"#b8bec9\""));
     REQUIRE(frame != std::string::npos);
@@ -79,6 +80,7 @@ TEST_CASE("the SVG's legend: each mark just left of its label, the four 110 px a
     lx += 110;
   }
   CHECK(svg.find("<rect x=\"452\" y=\"37\" width=\"14\" height=\"10\"") != std::string::npos);  // the band's, after them
+  CHECK(svg.find(">no site was measured</text>") != std::string::npos);  // an empty report says so
 }
 
 TEST_CASE("the SVG's points: the first call largest, warm-up calls next, steady and device calls smallest") {

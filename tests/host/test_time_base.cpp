@@ -191,6 +191,7 @@ TEST_CASE("a counter that goes back, or runs at an implausible rate, is dropped"
   CHECK_FALSE(back.add({4'000'000, 3'000'000, 10}, true));
   CHECK(back.source() == time_source::steady_after_counter);
   CHECK(back.describe().find("stood still or went back") != std::string::npos);
+  CHECK(back.ns_per_tick() == 1.0);  // one pair only, no rate measured: the nominal 1 ns a tick
 
   time_base slow;
   slow.start_counter({0, 0, 10});

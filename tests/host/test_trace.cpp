@@ -68,6 +68,8 @@ TEST_CASE("the trace: its time unit, and each site's row named in the host proce
   const std::size_t event = trace.rfind("{\"ph\":\"M\"", row);
   const std::string host_row = "{\"ph\":\"M\",\"pid\":1,\"tid\":";  // a row of the host's process
   CHECK(trace.compare(event, host_row.size(), host_row) == 0);
+  // The host's process is named, as pid 1: the process its rows and slices are in.
+  CHECK(trace.find(R"({"ph":"M","pid":1,"tid":0,"name":"process_name","args":{"name":"host"}})") != std::string::npos);
 }
 
 TEST_CASE("a first call whose end would overflow has no cause slices in the timeline") {

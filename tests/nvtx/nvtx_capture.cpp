@@ -37,6 +37,9 @@ nvtxDomainHandle_t NVTX_API domain_create(const char* name) {
   return reinterpret_cast<nvtxDomainHandle_t>(&store().domains.back());
 }
 nvtxStringHandle_t NVTX_API register_string(nvtxDomainHandle_t, const char* s) {
+  // A tool may decline to register a string (NVTX's own stub returns no handle): these names,
+  // as such a tool would.
+  if (std::string(s).rfind(declined_prefix, 0) == 0) return nullptr;
   std::lock_guard<std::mutex> l(store().m);
   store().strings.emplace_back(s);
   return reinterpret_cast<nvtxStringHandle_t>(&store().strings.back());
@@ -49,7 +52,8 @@ int NVTX_API push(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
   event e{event::push, domain_name(d), {}, a->category, a->color, a->payload.ullValue, false};
   if (a->messageType == NVTX_MESSAGE_TYPE_REGISTERED) {
     e.registered_message = true;
-    e.message = *reinterpret_cast<const std::string*>(a->message.registered);
+    e.message = a->message.registered == nullptr ? "(no handle)"
+                                                 : *reinterpret_cast<const std::string*>(a->message.registered);
   } else if (a->messageType == NVTX_MESSAGE_TYPE_ASCII) {
     e.message = a->message.ascii;
   }

@@ -18,6 +18,9 @@ struct event {
   bool registered_message = false;
 };
 
+/// Names the tool declines to register (its DomainRegisterStringA returns no handle).
+inline constexpr const char* declined_prefix = "declined.";
+
 /// Whether the injection was loaded by NVTX (at the library's static initialisation).
 bool attached();
 /// Events recorded so far, and clears them.

@@ -59,6 +59,15 @@ TEST_CASE("ranges nest, carry registered names, categories and call indices") {
   CHECK(ev[4].color != ev[5].color);  // region and h2d differ
 }
 
+TEST_CASE("a name the tool declines to register is pushed as text") {
+  nvtx_capture::take();
+  { warmup::region_scope s{"declined.name"}; }
+  const auto ev = warmup_events();
+  REQUIRE(ev.size() == 2);
+  CHECK(ev[0].message == "declined.name");
+  CHECK_FALSE(ev[0].registered_message);
+}
+
 TEST_CASE("an exception leaves the ranges balanced") {
   nvtx_capture::take();
   try {
