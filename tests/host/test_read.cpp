@@ -108,6 +108,25 @@ TEST_CASE("a file is read back whole whatever errno held before: only a read tha
   CHECK(*back == text);
 }
 
+TEST_CASE("a file read in a program whose standard input is closed (a daemon's) opens as descriptor 0, and reads") {
+  char path[] = "/tmp/warmup-read-XXXXXX";
+  const int fd = ::mkstemp(path);
+  REQUIRE(fd >= 0);
+  REQUIRE(::write(fd, "{}", 2) == 2);
+  ::close(fd);
+  const int saved = ::dup(0);
+  REQUIRE(saved >= 0);
+  ::close(0);  // the lowest free descriptor is now 0: the file's
+  std::string error;
+  const std::optional<std::string> back = warmup::read_text_file(path, error);
+  REQUIRE(::dup2(saved, 0) == 0);
+  ::close(saved);
+  ::unlink(path);
+  CHECK(error.empty());
+  REQUIRE(back);
+  CHECK(*back == "{}");
+}
+
 TEST_CASE("only a regular file is read back: a FIFO, a device or a directory is refused at once") {
   char dir[] = "/tmp/warmup-read-XXXXXX";
   REQUIRE(::mkdtemp(dir) != nullptr);

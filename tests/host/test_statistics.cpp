@@ -434,3 +434,16 @@ TEST_CASE("a histogram's buckets are visited only where they hold calls, in incr
   CHECK((seen[0].lowest == 5 && seen[0].highest == 5 && seen[0].count == 2));
   CHECK((seen[1].lowest == 1000 && seen[1].highest == 1007 && seen[1].count == 1));
 }
+
+// A duration too long for the series' 62 bits of value (a corrupt clock's, or a hostile one) is
+// kept at the longest it holds; its high bits never read as the flags stored beside the value.
+TEST_CASE("a duration beyond the series' range is kept at its longest, not read as a call after idling") {
+  series s;
+  s.record(0, std::numeric_limits<std::uint64_t>::max(), false);
+  s.record(1, 1000, false);
+  const series_data d = s.read();
+  REQUIRE(d.first.size() == 2);
+  CHECK(d.first[0].ns == (std::uint64_t{1} << 62) - 1);  // 146 years
+  CHECK_FALSE(d.first[0].candidate);
+  CHECK(d.after_idle.empty());
+}
