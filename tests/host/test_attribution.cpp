@@ -22,6 +22,7 @@
 #include "warmup/detail/analysis/host_probe.hpp"
 #include "warmup/detail/io/table_writer.hpp"
 #include "warmup/detail/runtime/cause_store.hpp"
+#include "warmup/detail/runtime/compiled_once.hpp"
 #include "warmup/detail/runtime/process_once.hpp"
 #include "warmup/detail/runtime/site_reader.hpp"
 #include "../support/partition.hpp"
@@ -671,4 +672,25 @@ TEST_CASE("a tick's signal names no buffer by a negative descriptor, not even a 
   info.si_fd = 1000;
   CHECK(d::buffer_signalled(&info) == b);
   d::sampler_state().give_back(b);
+}
+
+// CUPTI attaches to the driver as cuInit ends: its first record marks that point, on the thread
+// that initialised the driver. Whatever that thread's id: 1 is the main thread of a program that
+// is a container's first process. Kept once; no point (no record yet, or no thread) keeps nothing.
+TEST_CASE("the driver's initialisation is kept as context init on the thread CUPTI names, thread 1 too") {
+  const std::uint64_t t0 = std::uint64_t{1} << 61;  // far from any real record of this process
+  std::atomic<bool> kept{false};
+  warmup::detail::keep_attach_point({0, 7}, kept);          // no record has come
+  warmup::detail::keep_attach_point({t0 + 100, 0}, kept);   // CUPTI's thread ids are not the system's
+  CHECK_FALSE(kept.load());
+  warmup::detail::keep_attach_point({t0 + 500, 1}, kept);
+  warmup::detail::keep_attach_point({t0 + 900, 1}, kept);   // once only
+  CHECK(kept.load());
+  std::vector<warmup::detail::cause_record> found;
+  for (const auto& r : warmup::detail::cause_records().overlapping({t0, t0 + 1000, 1}))
+    if (r.what == cause::context_init && r.end_ns > t0) found.push_back(r);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].end_ns == t0 + 500);
+  CHECK(found[0].thread == 1);
+  CHECK(found[0].start_ns == 0);  // from the start of the call in which it ended (attribution cuts it there)
 }

@@ -134,6 +134,10 @@ TEST_CASE("pairs that agree are kept, and give the rate", "[clock]") {
   t.start_counter({1'000, 50'000, 20});
   CHECK(t.source() == time_source::counter);
   CHECK(t.ns_per_tick() == 0);  // one pair: no rate yet
+  // A moment converts through that one pair already: the pair's own moment exactly.
+  const auto one = t.map();
+  REQUIRE(one.count == 1);
+  CHECK(one.to_ns(1'000) == 50'000);
   // 2 ticks a ns (2 GHz), over 1 s.
   CHECK(t.add({1'000 + 2'000'000'000, 50'000 + 1'000'000'000, 20}, true));
   CHECK(t.ns_per_tick() == Approx(0.5).epsilon(1e-9));

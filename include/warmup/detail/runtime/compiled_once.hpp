@@ -145,15 +145,18 @@ inline bool register_copy_fork_handlers() noexcept {
 /// Where CUPTI's records go (from its buffer thread, or the flushing one).
 inline void deliver_cause(const cause_record& r) noexcept { cause_records().add(r); }
 
-/// Hands CUPTI's finished records to the store, and once known, the driver's initialisation:
-/// CUPTI attaches to the driver when cuInit ends, so no record covers it; the span from the start
-/// of the call in which it ended, on its thread, up to that point counts as context init.
+/// The driver's initialisation, once known (`p`), kept once (`kept`): CUPTI attaches to the
+/// driver when cuInit ends, so no record covers it; the span from the start of the call in which
+/// it ended, on its thread, up to that point counts as context init.
+inline void keep_attach_point(const cupti_attach_point& p, std::atomic<bool>& kept) noexcept {
+  if (p.ns != 0 && p.thread != 0 && !kept.exchange(true)) cause_records().add({cause::context_init, 0, p.ns, p.thread});
+}
+
+/// Hands CUPTI's finished records to the store, and the driver's initialisation.
 inline void flush_causes() noexcept {
   cupti_flush();
-  static std::atomic<bool> attach_recorded{false};
-  const cupti_attach_point p = cupti_attached();
-  if (p.ns != 0 && p.thread != 0 && !attach_recorded.exchange(true))
-    cause_records().add({cause::context_init, 0, p.ns, p.thread});
+  static std::atomic<bool> attach_kept{false};
+  keep_attach_point(cupti_attached(), attach_kept);
 }
 
 /// The copy that registers the process's exit and fork handlers stays loaded to the end: a
