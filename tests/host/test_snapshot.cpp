@@ -7,6 +7,7 @@
 
 #include "warmup/profile.hpp"
 #include "warmup/detail/runtime/cause_store.hpp"
+#include "warmup/detail/runtime/device_info.hpp"
 #include "warmup/detail/runtime/identity.hpp"
 #include "warmup/detail/runtime/site_reader.hpp"
 
@@ -93,4 +94,17 @@ TEST_CASE("a snapshot first has the cause source hand over what it holds (CUPTI'
   (void)warmup::snapshot();
   CHECK(flushes_seen == 2);
   flush.store(kept);
+}
+
+TEST_CASE("the report's device status says why the device was not described, in each case") {
+  warmup::detail::cuda_state st;
+  CHECK(warmup::detail::device_status(st, false).rfind("not described: no scope was given a stream", 0) == 0);
+  st.runtime.store(warmup::detail::cuda_state::available);
+  CHECK(warmup::detail::device_status(st, true) == "ok");
+  CHECK(warmup::detail::device_status(st, false) == "the current device could not be described");
+  st.closed.store(true);
+  CHECK(warmup::detail::device_status(st, false).rfind("not described: the program was exiting", 0) == 0);
+  st.why_unavailable = "no CUDA driver";
+  st.runtime.store(warmup::detail::cuda_state::unavailable);
+  CHECK(warmup::detail::device_status(st, false) == "no CUDA driver");
 }

@@ -41,6 +41,17 @@ inline std::string uuid_text(const unsigned char (&b)[16]) {
   return text;
 }
 
+/// What the report's `device_status` says, given device timing's state and whether the device
+/// was `described`.
+inline std::string device_status(const cuda_state& st, bool described) {
+  if (st.runtime.load() == cuda_state::unavailable) return st.why_unavailable;
+  if (described) return "ok";
+  if (st.runtime.load() == cuda_state::unknown)
+    return "not described: no scope was given a stream, so the library never asked CUDA for a device";
+  if (st.closed.load()) return "not described: the program was exiting and CUDA may already be shut down";
+  return "the current device could not be described";
+}
+
 /// Describes the current device once per process, with calls that create no context.
 inline std::optional<device_description> describe_device(std::string& status) {
   described_device& c = device_cache();
@@ -71,16 +82,7 @@ inline std::optional<device_description> describe_device(std::string& status) {
       if (before == cudaSuccess) forget_own_error(cudaPeekAtLastError());
     }
   }
-  if (st.runtime.load() == cuda_state::unavailable)
-    status = st.why_unavailable;
-  else if (c.d)
-    status = "ok";
-  else if (st.runtime.load() == cuda_state::unknown)
-    status = "not described: no scope was given a stream, so the library never asked CUDA for a device";
-  else if (st.closed.load())
-    status = "not described: the program was exiting and CUDA may already be shut down";
-  else
-    status = "the current device could not be described";
+  status = device_status(st, c.d.has_value());
   return c.d;
 }
 
