@@ -1,0 +1,174 @@
+"""warmup: what the first call of your GPU work really costs, what it costs once warm, and why.
+
+The C++ library's scopes, report and prewarm, for Python, over the same runtime: a C++ extension
+built with warmup's header in the same process shares one registry and one report with the
+Python code (docs/python.md).
+
+    import warmup
+    with warmup.region("forward", stream=torch.cuda.current_stream()):
+        y = model(x)
+    warmup.snapshot().print()
+
+Scopes, one per operation kind; `stream` is None (host timing only), an integer handle, a
+`torch.cuda.Stream`, a CuPy stream or any object with `__cuda_stream__`, and a scope given one
+is timed on the device too (events recorded now, read later, never a synchronisation):
+    context(name, stream=None), launch(name, stream=None), region(name, stream=None),
+    alloc(name, bytes, stream=None), h2d(...), d2h(...), d2d(...)
+An exception inside a `with` propagates unchanged, and the call is counted as in C++.
+"""
+import functools
+import json as _json
+
+from . import _warmup
+from ._warmup import (alloc, context, d2d, d2h, disable, enable, h2d, launch, prewarm_context, prewarm_pool,
+                      region, set_attribution, stream_handle)
+
+__all__ = ["Report", "Record", "alloc", "context", "d2d", "d2h", "disable", "enable", "h2d", "launch",
+           "prewarm_context", "prewarm_pool", "read", "region", "set_attribution", "snapshot", "stream_handle",
+           "timed", "until_steady"]
+
+_KINDS = {"context": context, "launch": launch, "region": region}
+
+
+def timed(name=None, kind="region", stream=None):
+    """Times every call of the decorated function as one site (its qualified name by default).
+
+        @warmup.timed("step")
+        def step(batch): ...
+    """
+    if callable(name) and kind == "region" and stream is None:  # @warmup.timed without arguments
+        return timed()(name)
+    if kind not in _KINDS:
+        raise ValueError(f"warmup.timed: kind is one of {sorted(_KINDS)} (copies and allocations take a byte count: "
+                         f"use `with warmup.h2d(name, bytes)`), not {kind!r}")
+    make = _KINDS[kind]
+
+    def wrap(fn):
+        site = name if name is not None else getattr(fn, "__qualname__", repr(fn))
+
+        @functools.wraps(fn)
+        def timed_call(*args, **kwargs):
+            with make(site, stream):
+                return fn(*args, **kwargs)
+        return timed_call
+    return wrap
+
+
+class Record:
+    """A part of a report, read as attributes named as the JSON keys: `site.host.first`,
+    `site.host.steady.p50` (durations in ns, as in JSON). `None` where JSON has null."""
+    __slots__ = ("_fields",)
+
+    def __init__(self, fields):
+        object.__setattr__(self, "_fields", fields)
+
+    def __getattr__(self, key):
+        try:
+            return _wrap(self._fields[key])
+        except KeyError:
+            raise AttributeError(f"warmup: no field {key!r} here; there are {sorted(self._fields)}") from None
+
+    def __setattr__(self, key, value):
+        raise AttributeError("warmup: a report is read-only")
+
+    def __dir__(self):
+        return sorted(self._fields)
+
+    def __eq__(self, other):
+        return isinstance(other, Record) and other._fields == self._fields
+
+    def __repr__(self):
+        name = self._fields.get("name")
+        return f"<warmup.Record {name!r}>" if isinstance(name, str) else f"<warmup.Record {sorted(self._fields)}>"
+
+    def to_dict(self):
+        """The fields as plain Python values (what `json.loads` of the JSON gives)."""
+        return self._fields
+
+
+def _wrap(value):
+    if isinstance(value, dict):
+        return Record(value)
+    if isinstance(value, list):
+        return [_wrap(v) for v in value]
+    return value
+
+
+class Report(Record):
+    """A report: its fields as attributes (`report.sites`, `report.device`, ...), and its writers.
+
+        r = warmup.snapshot()
+        r.sites[0].host.first          # ns
+        r.write("report.json,report.svg")
+    """
+    __slots__ = ("_native",)
+
+    def __init__(self, native):
+        object.__setattr__(self, "_native", native)
+        Record.__init__(self, _json.loads(native.to_json()))
+
+    def find(self, name, kind=None):
+        """The site named `name` (of operation kind `kind`, where given), or None."""
+        for s in self.sites:
+            if s.name == name and (kind is None or s.op == kind):
+                return s
+        return None
+
+    def to_json(self):
+        return self._native.to_json()
+
+    def to_csv(self):
+        return self._native.to_csv()
+
+    def to_trace(self):
+        """Chrome's trace format (Perfetto, chrome://tracing)."""
+        return self._native.to_trace()
+
+    def to_svg(self):
+        return self._native.to_svg()
+
+    def table(self):
+        """The table `print()` writes, as text."""
+        return self._native.table()
+
+    def print(self, file=None):
+        import sys
+        (file or sys.stdout).write(self.table())
+
+    def write(self, spec):
+        """Writes to each destination of `spec` ("stderr,report.json,report.svg", as WARMUP_REPORT
+        takes); a destination that cannot be written gets its reason on stderr and the table in
+        its place. Raises OSError if any could not be written."""
+        if not self._native.write(spec):
+            raise OSError(f"warmup: could not write every destination of {spec!r} (stderr says why)")
+
+    def _repr_svg_(self):
+        return self.to_svg()
+
+    def _repr_html_(self):
+        import html
+        svg = self.to_svg()
+        if svg.startswith("<?xml"):  # inline in HTML: the picture without its XML declaration
+            svg = svg[svg.index("?>") + 2:].lstrip()
+        return f"<pre>{html.escape(self.table())}</pre>\n{svg}"
+
+    def __repr__(self):
+        return f"<warmup.Report: {len(self.sites)} sites>"
+
+
+def snapshot(wait=False):
+    """The report now. `wait=True` waits for every device measurement (at the end of a program);
+    by default unfinished device work is counted as pending, never waited for."""
+    return Report(_warmup.snapshot(wait))
+
+
+def read(path):
+    """A report read back from its JSON file (warmup.report/3 or /2)."""
+    return Report(_warmup.read(path))
+
+
+def until_steady(fn, name, stream=None, max_calls=1000, max_time=30.0, steady_calls=20, tolerance=0.05):
+    """Calls `fn()` until the site `name` is steady by the report's own rule, within a call and a
+    time budget (`max_time` in seconds); each call is a region scope, followed on the device by
+    a synchronisation of `stream` where one is given. An exception from `fn` propagates."""
+    return _warmup.until_steady(fn, name, stream, max_calls, max_time, steady_calls, tolerance)

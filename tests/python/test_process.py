@@ -1,0 +1,149 @@
+"""The process around the scopes: the report at exit during interpreter shutdown, fork, a C++
+extension sharing the report, prewarm, and attribution and CPU sampling in a Python process."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import warmup
+
+
+def run_python(code, env=None, timeout=120):
+    full = dict(os.environ)
+    full.update(env or {})
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          env=full, timeout=timeout)
+
+
+def test_report_at_exit(tmp_path):
+    path = tmp_path / "exit.json"
+    r = run_python("""
+        import threading, warmup
+        for _ in range(3):
+            with warmup.region("exit.site"):
+                pass
+        # a thread still inside a scope as the interpreter shuts down
+        def busy():
+            while True:
+                with warmup.region("exit.thread"):
+                    pass
+        threading.Thread(target=busy, daemon=True).start()
+        """, env={"WARMUP_REPORT": str(path)})
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(path.read_text())
+    calls = {s["name"]: s["calls"] for s in doc["sites"]}
+    assert calls["exit.site"] == 3
+    assert calls.get("exit.thread", 0) >= 0
+
+
+def test_report_at_exit_after_sys_exit_and_an_exception(tmp_path):
+    for code, status in (("import sys; sys.exit(3)", 3), ("raise SystemError('x')", 1)):
+        path = tmp_path / f"exit{status}.json"
+        r = run_python(f"""
+            import warmup
+            with warmup.region("exit.code"):
+                pass
+            {code}
+            """, env={"WARMUP_REPORT": str(path)})
+        assert r.returncode == status, r.stderr
+        assert json.loads(path.read_text())["sites"][0]["name"] == "exit.code"
+
+
+def test_a_hostile_variable_is_refused_with_a_sentence(tmp_path):
+    r = run_python("""
+        import warmup
+        with warmup.region("env.site"):
+            pass
+        """, env={"WARMUP_REPORT": str(tmp_path / "r.unknownformat"), "WARMUP_IDLE_MS": "-4"})
+    assert r.returncode == 0
+    assert "warmup" in r.stderr and "env.site" in r.stderr  # said why, and the table went to stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_fork_child_starts_clean():
+    with warmup.region("fork.parent"):
+        pass
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        with warmup.region("fork.child"):
+            pass
+        r = warmup.snapshot()
+        names = {s.name: s.calls for s in r.sites if s.name.startswith("fork.")}
+        os.write(write, json.dumps(names).encode())
+        os._exit(0)
+    os.close(write)
+    data = b""
+    while chunk := os.read(read, 65536):
+        data += chunk
+    os.close(read)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    child = json.loads(data)
+    assert child.get("fork.child") == 1
+    assert warmup.snapshot().find("fork.child") is None  # the parent's report has no child call
+
+
+def test_a_cpp_extension_shares_the_report():
+    import warmup_test_extension as ext
+    ext.work(4)
+    with warmup.region("python.beside_extension"):
+        pass
+    ext.named("extension.named")
+    r = warmup.snapshot()
+    assert r.find("extension.work").calls == 4
+    assert r.find("extension.named").calls == 1
+    assert r.find("python.beside_extension").calls == 1
+
+
+def test_until_steady_on_python_code():
+    calls = []
+
+    def step():
+        calls.append(1)
+        sum(range(1000))
+    r = warmup.until_steady(step, "prewarm.python", max_calls=500)
+    assert r.steady and r.why == "steady"
+    assert r.calls == len(calls) and r.calls >= 20
+    assert 0 < r.p50_low_ns <= r.p50_ns <= r.p50_high_ns
+    assert warmup.snapshot().find("prewarm.python").calls == r.calls
+
+    def fails():
+        raise RuntimeError("stop")
+    with pytest.raises(RuntimeError, match="stop"):
+        warmup.until_steady(fails, "prewarm.raises")
+    assert warmup.snapshot().find("prewarm.raises").exceptions == 1
+    bad = warmup.until_steady(step, "prewarm.bad_limits", steady_calls=2)
+    assert not bad and bad.why == "error" and "steady_calls" in bad.status.message
+    nan = warmup.until_steady(step, "prewarm.nan_time", max_time=float("nan"))
+    assert nan.why == "error"
+
+
+def test_prewarm_without_a_gpu_says_why():
+    s = warmup.prewarm_context()
+    r = warmup.snapshot()
+    if r.device is None and not s:
+        assert s.error.startswith("cuda") and "prewarm_context" in s.message
+    p = warmup.prewarm_pool(1 << 20)
+    assert isinstance(p.ok, bool) and p.took_ns >= 0
+
+
+def test_attribution_and_cpu_sampling_in_a_python_process(tmp_path):
+    path = tmp_path / "attr.json"
+    r = run_python("""
+        import warmup
+        with warmup.region("attr.first"):
+            sum(i * i for i in range(2_000_000))
+        """, env={"WARMUP_REPORT": str(path), "WARMUP_ATTRIBUTION": "on", "WARMUP_CPU_SAMPLING": "on"})
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(path.read_text())
+    assert doc["cpu_sampling"].startswith("every"), doc["cpu_sampling"]
+    site = next(s for s in doc["sites"] if s["name"] == "attr.first")
+    causes = site["host"]["first_call_causes"]
+    assert causes is not None
+    named = {c["what"] for c in causes["causes"]}
+    assert "host_code" in named  # the interpreter's own work, by shared object
