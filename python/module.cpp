@@ -21,145 +21,13 @@
 #include "warmup/profile.hpp"
 #include "warmup/read.hpp"
 #include "warmup/until_steady.hpp"
+#include "scope_object.hpp"
+#include "streams.hpp"
 
 namespace py = pybind11;
+using warmup_python::stream_of;
 
 namespace {
-
-/// The stream a Python object names: an integer handle (0 is the legacy default stream), an
-/// object with the `__cuda_stream__` protocol ((version, handle)), a `torch.cuda.Stream`
-/// (`cuda_stream`) or a CuPy stream (`ptr`).
-cudaStream_t stream_of(const py::handle& s) {
-  py::object handle = py::reinterpret_borrow<py::object>(s);
-  if (py::hasattr(s, "__cuda_stream__")) {
-    const py::object pair = s.attr("__cuda_stream__")();
-    if (!py::isinstance<py::tuple>(pair) || py::len(pair) != 2)
-      throw py::type_error("warmup: __cuda_stream__() must return (version, handle)");
-    handle = pair.cast<py::tuple>()[1];
-  } else if (py::hasattr(s, "cuda_stream")) {
-    handle = s.attr("cuda_stream");
-  } else if (py::hasattr(s, "ptr") && !py::isinstance<py::int_>(s)) {
-    handle = s.attr("ptr");
-  }
-  if (!py::isinstance<py::int_>(handle) || py::isinstance<py::bool_>(handle))
-    throw py::type_error("warmup: stream= takes None (host timing only), an integer handle, a torch.cuda.Stream, "
-                         "a CuPy stream or an object with __cuda_stream__; got " +
-                         std::string(py::str(py::type::of(s).attr("__name__"))));
-  const unsigned long long v = PyLong_AsUnsignedLongLong(handle.ptr());
-  if (PyErr_Occurred()) {
-    PyErr_Clear();
-    throw py::value_error("warmup: a stream handle is an address: an integer from 0 to 2**64 - 1, not " +
-                          std::string(py::repr(handle)));
-  }
-  return reinterpret_cast<cudaStream_t>(static_cast<std::uintptr_t>(v));
-}
-
-/// A byte count as the C++ scopes take it: any integer (a negative one is said once and counted
-/// as 0 bytes, as in C++); one beyond 64 bits is refused.
-long long bytes_of(const py::handle& b) {
-  if (!py::isinstance<py::int_>(b) || py::isinstance<py::bool_>(b))
-    throw py::type_error("warmup: bytes= takes an integer, not " + std::string(py::repr(b)));
-  int overflow = 0;
-  const long long v = PyLong_AsLongLongAndOverflow(b.ptr(), &overflow);
-  if (overflow > 0) return static_cast<long long>(UINT64_MAX >> 1);
-  if (overflow < 0) return -1;
-  return v;
-}
-
-/// One open call: the C++ scope of its kind, alive from __enter__ to __exit__.
-struct open_call {
-  virtual ~open_call() = default;
-  std::thread::id thread = std::this_thread::get_id();
-};
-
-template <class Op>
-struct open_call_of final : open_call {
-  template <class... A>
-  explicit open_call_of(A&&... a) : s(std::forward<A>(a)...) {}
-  warmup::scope<Op> s;
-};
-
-/// Thrown, and caught at once, so that a call Python ended with an exception ends while a C++
-/// one unwinds: the scope counts it as it counts one that C++ code threw through.
-struct raised_in_python {};
-
-/// `with warmup.region("forward", stream=s):`, and each other kind. The scope opens at
-/// __enter__ and ends at __exit__, on the thread that entered it; one object may be entered again
-/// (nested or from other threads): each entry is its own call.
-class py_scope {
- public:
-  py_scope(warmup::op_kind kind, py::str name, std::optional<long long> bytes, std::optional<cudaStream_t> stream)
-      : kind_(kind), name_(std::move(name)), bytes_(bytes), stream_(stream) {}
-  py_scope(py_scope&&) = default;
-  py_scope(const py_scope&) = delete;
-  py_scope& operator=(const py_scope&) = delete;
-
-  py_scope& enter() {
-    Py_ssize_t size = 0;
-    const char* text = PyUnicode_AsUTF8AndSize(name_.ptr(), &size);
-    if (text == nullptr) throw py::error_already_set();
-    const std::string_view name{text, static_cast<std::size_t>(size)};
-    open_.push_back(open(name));
-    return *this;
-  }
-
-  bool exit(const py::handle& type) {
-    const auto me = std::this_thread::get_id();
-    for (auto it = open_.end(); it != open_.begin();) {
-      --it;
-      if ((*it)->thread != me) continue;
-      std::unique_ptr<open_call> call = std::move(*it);
-      open_.erase(it);
-      if (type.is_none()) {
-        call.reset();
-      } else {
-        struct ender {
-          std::unique_ptr<open_call>& c;
-          ~ender() { c.reset(); }
-        };
-        try {
-          ender e{call};
-          throw raised_in_python{};
-        } catch (const raised_in_python&) {
-        }
-      }
-      return false;  // an exception propagates unchanged
-    }
-    throw py::value_error("warmup: __exit__ without __enter__ on this thread");
-  }
-
- private:
-  std::unique_ptr<open_call> open(std::string_view name) const {
-    using warmup::op_kind;
-    switch (kind_) {
-      case op_kind::context: return make<warmup::op::context>(name);
-      case op_kind::launch: return make<warmup::op::launch>(name);
-      case op_kind::region: return make<warmup::op::region>(name);
-      case op_kind::alloc: return make_bytes<warmup::op::alloc>(name);
-      case op_kind::h2d: return make_bytes<warmup::op::h2d>(name);
-      case op_kind::d2h: return make_bytes<warmup::op::d2h>(name);
-      case op_kind::d2d: return make_bytes<warmup::op::d2d>(name);
-    }
-    throw py::value_error("warmup: unknown operation kind");
-  }
-  template <class Op>
-  std::unique_ptr<open_call> make(std::string_view name) const {
-    if (stream_) return std::make_unique<open_call_of<Op>>(name, *stream_);
-    return std::make_unique<open_call_of<Op>>(name);
-  }
-  template <class Op>
-  std::unique_ptr<open_call> make_bytes(std::string_view name) const {
-    const long long b = bytes_.value_or(0);
-    if (stream_) return std::make_unique<open_call_of<Op>>(name, b, *stream_);
-    return std::make_unique<open_call_of<Op>>(name, b);
-  }
-
-  warmup::op_kind kind_;
-  py::str name_;
-  std::optional<long long> bytes_;
-  std::optional<cudaStream_t> stream_;
-  std::vector<std::unique_ptr<open_call>> open_;
-};
 
 std::optional<cudaStream_t> optional_stream(const py::object& s) {
   if (s.is_none()) return std::nullopt;
@@ -192,35 +60,7 @@ std::string table_of(const warmup::report& r) {
 PYBIND11_MODULE(_warmup, m) {
   m.doc() = "The native half of `import warmup`: use the `warmup` package.";
 
-  py::class_<py_scope>(m, "Scope", "One site's calls: `with` opens a call and its end closes it.")
-      .def("__enter__", &py_scope::enter, py::return_value_policy::reference_internal)
-      .def("__exit__", [](py_scope& s, const py::handle& type, const py::handle&, const py::handle&) {
-        return s.exit(type);
-      });
-
-  const auto plain = [&m](const char* py_name, warmup::op_kind kind) {
-    m.def(
-        py_name,
-        [kind](const py::object& name, const py::object& stream) {
-          return py_scope(kind, site_name(name), std::nullopt, optional_stream(stream));
-        },
-        py::arg("name"), py::arg("stream") = py::none());
-  };
-  const auto with_bytes = [&m](const char* py_name, warmup::op_kind kind) {
-    m.def(
-        py_name,
-        [kind](const py::object& name, const py::object& bytes, const py::object& stream) {
-          return py_scope(kind, site_name(name), bytes_of(bytes), optional_stream(stream));
-        },
-        py::arg("name"), py::arg("bytes"), py::arg("stream") = py::none());
-  };
-  plain("context", warmup::op_kind::context);
-  plain("launch", warmup::op_kind::launch);
-  plain("region", warmup::op_kind::region);
-  with_bytes("alloc", warmup::op_kind::alloc);
-  with_bytes("h2d", warmup::op_kind::h2d);
-  with_bytes("d2h", warmup::op_kind::d2h);
-  with_bytes("d2d", warmup::op_kind::d2d);
+  warmup_python::add_scopes(m);
   m.def("stream_handle", [](const py::object& s) { return reinterpret_cast<std::uintptr_t>(stream_of(s)); },
         "The integer handle a stream= argument names.");
 
