@@ -217,7 +217,10 @@ class Build:
                 r = run(["cmake", "-S", self.src, "-B", self.dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Debug",
                          "-DCMAKE_CXX_FLAGS_DEBUG=-O0", f"-DCMAKE_CXX_FLAGS=-include {self.switch}",
                          *([f"-DCMAKE_CUDA_FLAGS=-include {self.switch}", "-DCMAKE_CUDA_FLAGS_DEBUG=-O0"] if self.gpu else []),
+                         # The Python module: its scopes are the headers' (judged through the C++
+                         # tests); its own code is no header, so no mutant lies in it.
                          "-DWARMUP_BUILD_TESTS=ON", f"-DWARMUP_BUILD_EXAMPLES={on_gpu}", "-DWARMUP_BUILD_BENCHMARKS=OFF",
+                         "-DWARMUP_BUILD_PYTHON=OFF",
                          f"-DWARMUP_TEST_PER_FILE={'OFF' if self.gpu else 'ON'}", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
                          "-DWARMUP_MUTATION_LISTENER=ON", f"-DWARMUP_CATCH_MAIN_OBJECT={catch_main_object()}"])
                 if r.returncode != 0:
