@@ -299,7 +299,11 @@ TEST_CASE("a first call's CPU time is the thread's CPU clock's: exact, and never
     const auto body = std::chrono::nanoseconds{body_cpu[i]};
     CHECK(b->first_call_host->cpu >= body);
     CHECK(b->first_call_host->cpu <= body + std::max<std::chrono::nanoseconds>(body / 20, std::chrono::microseconds(50)));
-    CHECK(z->first_call_host->cpu < 1ms);  // asleep: a few system calls' worth
+    // Asleep for 20 ms, the thread is charged nothing for them: its CPU time fits in the wall
+    // time less the sleep (1 ms spared for the cycle counter's calibration). Not an absolute
+    // bound: on a virtual machine, time the hypervisor took while the thread ran is charged to
+    // it (CI saw 3.6 ms around one 20 ms sleep).
+    CHECK(z->first_call_host->cpu + 19ms <= z->host.first);
     CHECK(b->first_call_host->cpu <= b->host.first);
     CHECK(z->first_call_host->cpu <= z->host.first);
   }
