@@ -59,6 +59,11 @@ TEST_CASE("compare: threshold, floor and the p50 intervals each decide") {
   CHECK(find("no interval").first.change == verdict::slower);
   CHECK(find("no interval").p50.change == verdict::faster);
   CHECK(find("no interval").p50.basis == "threshold");
+  // Each verdict keeps the two figures it judged, what the writers print beside it.
+  CHECK(find("apart").p50.base == std::optional<ns>{100us});
+  CHECK(find("apart").p50.now == std::optional<ns>{120us});
+  CHECK(find("no interval").first.base == std::optional<ns>{10ms});
+  CHECK(find("no interval").first.now == std::optional<ns>{13ms});
   CHECK(c.regressed);
   REQUIRE(c.removed.size() == 1);
   CHECK(c.removed[0].name == "gone");

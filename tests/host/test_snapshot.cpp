@@ -108,3 +108,9 @@ TEST_CASE("the report's device status says why the device was not described, in 
   st.runtime.store(warmup::detail::cuda_state::unavailable);
   CHECK(warmup::detail::device_status(st, false) == "no CUDA driver");
 }
+
+TEST_CASE("a GPU's UUID is written as nvidia-smi writes it, each byte in its place") {
+  const unsigned char bytes[16] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+                                   0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0xfe, 0xff};
+  CHECK(warmup::detail::uuid_text(bytes) == "GPU-00010203-0405-0607-0809-0a0b0c0dfeff");
+}

@@ -225,7 +225,7 @@ inline process_anchor* find_anchor() noexcept {
   // An anchor no symbol led to (a program that does not export its own, a plugin loaded
   // RTLD_LOCAL): this copy's variable takes it, so copies that find the variable find it too.
   if (published != nullptr && published->version == version) {
-    if (current == nullptr) (void)__atomic_compare_exchange_n(where, &current, published, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    if (current == nullptr) (void)__atomic_compare_exchange_n(where, &current, published, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
     return published;
   }
   if (current != nullptr || published != nullptr) {  // only another release's anchor: one of this release's own
