@@ -7,14 +7,12 @@
 // through the process anchor (include/warmup/detail/process.hpp): one registry, one report.
 #include <pybind11/pybind11.h>
 
+#include <chrono>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <utility>
-#include <vector>
 
 #include "warmup/json.hpp"
 #include "warmup/prewarm.hpp"
@@ -32,13 +30,6 @@ namespace {
 std::optional<cudaStream_t> optional_stream(const py::object& s) {
   if (s.is_none()) return std::nullopt;
   return stream_of(s);
-}
-
-/// Python's str, refused where it cannot name a site (not text).
-py::str site_name(const py::object& name) {
-  if (!py::isinstance<py::str>(name))
-    throw py::type_error("warmup: a site's name is a str, not " + std::string(py::repr(name)));
-  return name.cast<py::str>();
 }
 
 /// Seconds as the C++ limits take them: NaN and negative times as 0 (refused there, with a
@@ -123,14 +114,14 @@ PYBIND11_MODULE(_warmup, m) {
       "until_steady",
       [](const py::object& fn, const py::object& name, const py::object& stream, std::size_t max_calls,
          double max_time_s, std::size_t steady_calls, double tolerance) {
-        const py::str site = site_name(name);
+        warmup_python::require_site_name(name);
         warmup::steady_limits limits;
         limits.max_calls = max_calls;
         limits.max_time = seconds_to_ns(max_time_s);
         limits.steady_calls = steady_calls;
         limits.tolerance = tolerance;
         const auto call = [&fn] { fn(); };  // a Python exception propagates as error_already_set
-        const std::string text = site;
+        const std::string text = name.cast<std::string>();
         if (stream.is_none()) return warmup::warmup_until_steady(text, call, limits);
         return warmup::warmup_until_steady(text, call, stream_of(stream), limits);
       },

@@ -180,14 +180,11 @@ PyObject* make_scope(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObje
                  kind.data(), takes_bytes ? ", bytes" : "");
     return nullptr;
   }
-  if (!PyUnicode_Check(name)) {
-    PyErr_Format(PyExc_TypeError, "warmup: a site's name is a str, not %R", name);
-    return nullptr;
-  }
   long long count = 0;
   cudaStream_t handle = nullptr;
   const bool on_stream = stream != nullptr && stream != Py_None;
   try {
+    require_site_name(name);
     if (bytes != nullptr) count = bytes_of(bytes);
     if (on_stream) handle = stream_of(stream);
   } catch (pybind11::error_already_set& e) {

@@ -1,4 +1,4 @@
-// Streams and byte counts as Python passes them, read as the C++ scopes take them.
+// Site names, streams and byte counts as Python passes them, read as the C++ scopes take them.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -10,6 +10,12 @@
 
 namespace warmup_python {
 namespace py = pybind11;
+
+/// Refuses, with the object's repr, what cannot name a site: a site's name is a str.
+inline void require_site_name(const py::handle& name) {
+  if (!PyUnicode_Check(name.ptr()))
+    throw py::type_error("warmup: a site's name is a str, not " + std::string(py::repr(name)));
+}
 
 /// The stream a Python object names: an integer handle (0 is the legacy default stream), an
 /// object with the `__cuda_stream__` protocol ((version, handle)), a `torch.cuda.Stream`

@@ -121,6 +121,8 @@ def test_until_steady_on_python_code():
     assert not bad and bad.why == "error" and "steady_calls" in bad.status.message
     nan = warmup.until_steady(step, "prewarm.nan_time", max_time=float("nan"))
     assert nan.why == "error"
+    with pytest.raises(TypeError, match="name is a str"):
+        warmup.until_steady(step, b"prewarm.bytes")
 
 
 def test_prewarm_without_a_gpu_says_why():
