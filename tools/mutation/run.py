@@ -19,6 +19,11 @@ import generate  # noqa: E402
 import schema  # noqa: E402
 
 INCLUDE = os.path.join("include", "warmup")
+# The Python module's own C++ (python/): no mutant is generated there, but planted mutants of
+# tools/mutants may lie in it, named by their path from the root. The module and the C++
+# extension of its tests are built with the programs; the CTest test `python` judges them.
+PYTHON_SOURCES = ("python/module.cpp", "python/scope_object.hpp", "python/streams.hpp")
+PYTHON_TARGETS = ["warmup_python", "warmup_test_extension"]
 # The programs a mutation build makes: every C++ test program that runs without a GPU, a
 # compiler or MPI, each host test file a program of its own (WARMUP_TEST_PER_FILE). Left out:
 # the host files' combined program (the same tests as the per-file ones), the 10^8-call runs
@@ -91,6 +96,17 @@ def headers(root=ROOT):
                 p = os.path.join(d, f)
                 out[os.path.relpath(p, base)] = open(p, encoding="utf-8").read()
     return dict(sorted(out.items()))
+
+
+def sources(root=ROOT):
+    """The headers (by their path under include/warmup) and the Python module's C++ (by its
+    path from the root): every text a planted mutant may change."""
+    return {**headers(root), **{p: open(os.path.join(root, p), encoding="utf-8").read() for p in PYTHON_SOURCES}}
+
+
+def source_path(root, name):
+    """Where a text of sources() lies under `root`."""
+    return os.path.join(root, name) if name in PYTHON_SOURCES else os.path.join(root, INCLUDE, name)
 
 
 def all_candidates(root=ROOT):
@@ -203,7 +219,7 @@ class Build:
         copy_tree(self.src)
         self.set_active(-1)
         schema.write_switch(self.switch, self.active)
-        clean = headers(ROOT)
+        clean = sources(ROOT)
         # Mutants an earlier build of this copy found uncompilable are not tried again.
         known = os.path.join(self.work, "uncompilable.json")
         before = set(json.load(open(known))) if os.path.exists(known) else set()
@@ -217,10 +233,10 @@ class Build:
                 r = run(["cmake", "-S", self.src, "-B", self.dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Debug",
                          "-DCMAKE_CXX_FLAGS_DEBUG=-O0", f"-DCMAKE_CXX_FLAGS=-include {self.switch}",
                          *([f"-DCMAKE_CUDA_FLAGS=-include {self.switch}", "-DCMAKE_CUDA_FLAGS_DEBUG=-O0"] if self.gpu else []),
-                         # The Python module: its scopes are the headers' (judged through the C++
-                         # tests); its own code is no header, so no mutant lies in it.
+                         # The Python module here (its planted mutants, and its tests' reach into
+                         # the headers); the GPU machine builds its own for its own Python.
                          "-DWARMUP_BUILD_TESTS=ON", f"-DWARMUP_BUILD_EXAMPLES={on_gpu}", "-DWARMUP_BUILD_BENCHMARKS=OFF",
-                         "-DWARMUP_BUILD_PYTHON=OFF",
+                         f"-DWARMUP_BUILD_PYTHON={'OFF' if self.gpu else 'ON'}",
                          f"-DWARMUP_TEST_PER_FILE={'OFF' if self.gpu else 'ON'}", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
                          "-DWARMUP_MUTATION_LISTENER=ON", f"-DWARMUP_CATCH_MAIN_OBJECT={catch_main_object()}"])
                 if r.returncode != 0:
@@ -247,8 +263,15 @@ class Build:
                 f"{'ok' if r.returncode == 0 else 'errors'} ({time.monotonic() - t0:.0f} s)")
             if r.returncode == 0:
                 kept = self.preprocessed_ids()
+                # The module's own files are compiled whole, wherever the module is built.
+                python_built = bool(glob.glob(os.path.join(self.dir, "python", "warmup", "_warmup*.so")))
                 for m in live:
-                    if m["id"] not in kept:
+                    if m["header"] in PYTHON_SOURCES:
+                        if python_built:
+                            kept.add(m["id"])
+                        else:
+                            m["why"] = "the Python module is not built here (no pybind11 or Python headers)"
+                    elif m["id"] not in kept:
                         m["why"] = "compiled out here: in a branch the preprocessor leaves out"
                 return [m for m in live if m["id"] in kept], uncompilable + [m for m in live if m["id"] not in kept]
             bad = self.blame(r.stdout, live)
@@ -297,8 +320,12 @@ class Build:
     def targets(self):
         if self.gpu:
             return ["all"]
-        every = [f"warmup_host_file_{f}" for f in HOST_FILES] + PROGRAMS
-        return every if self.only is None else [t for t in every if t in self.only]
+        every = [f"warmup_host_file_{f}" for f in HOST_FILES] + PROGRAMS + PYTHON_TARGETS
+        if self.only is None:
+            return every
+        # The Python tests need the module and their C++ extension both.
+        only = set(self.only) | (set(PYTHON_TARGETS) if set(PYTHON_TARGETS) & set(self.only) else set())
+        return [t for t in every if t in only]
 
     def write(self, clean, live):
         """The headers with `live` switched in: regions as schema.py writes them, then patches
@@ -307,7 +334,7 @@ class Build:
         for m in live:
             by_header.setdefault(m["header"], []).append(m)
         for h, text in clean.items():
-            path = os.path.join(self.src, INCLUDE, h)
+            path = source_path(self.src, h)
             new = text
             if h in by_header:
                 regions = [m for m in by_header[h] if "patch" not in m]
@@ -353,10 +380,12 @@ class Build:
             cmd = t.get("command")
             if not cmd:
                 continue
-            used = sorted({p for p, path in progs.items() if path in cmd})
+            props = {p["name"]: p["value"] for p in t.get("properties", [])}
+            # A program on the command line, or the Python package's folder on PYTHONPATH.
+            used = sorted({p for p, path in progs.items()
+                           if path in cmd or any(e.startswith("PYTHONPATH=") and path in e for e in props.get("ENVIRONMENT", []))})
             if not used:
                 continue
-            props = {p["name"]: p["value"] for p in t.get("properties", [])}
             out[t["name"]] = {"name": t["name"], "command": cmd, "programs": used,
                               "env": props.get("ENVIRONMENT", []), "cwd": props.get("WORKING_DIRECTORY", self.dir),
                               "skip_code": props.get("SKIP_RETURN_CODE"), "will_fail": props.get("WILL_FAIL", False)}
@@ -365,6 +394,10 @@ class Build:
     def programs(self):
         out = {}
         for t in self.targets():
+            if t == "warmup_python":  # a package folder, which the test's PYTHONPATH names
+                if glob.glob(os.path.join(self.dir, "python", "warmup", "_warmup*.so")):
+                    out[t] = os.path.join(self.dir, "python")
+                continue
             name = "warmup-report" if t == "warmup-report" else t
             for cand in (os.path.join(self.dir, "tests", name), os.path.join(self.dir, "tests", "packaging", name),
                          os.path.join(self.dir, name)):
