@@ -18,6 +18,7 @@
 #include "warmup/prewarm.hpp"
 #include "warmup/profile.hpp"
 #include "warmup/read.hpp"
+#include "warmup/report_file.hpp"
 #include "warmup/until_steady.hpp"
 #include "scope_object.hpp"
 #include "streams.hpp"
@@ -128,6 +129,8 @@ PYBIND11_MODULE(_warmup, m) {
       py::arg("fn"), py::arg("name"), py::arg("stream") = py::none(), py::arg("max_calls") = 1000,
       py::arg("max_time") = 30.0, py::arg("steady_calls") = 20, py::arg("tolerance") = 0.05);
 
+  m.def("write_report_at_exit_now", &warmup::write_report_at_exit_now,
+        "WARMUP_REPORT's report now, as at exit, and not again at exit; whether it wrote one.");
   m.def("enable", &warmup::enable, "Measure again after disable().");
   m.def("disable", &warmup::disable, "Stop measuring: scopes cost a load and a branch.");
   m.def("set_attribution", &warmup::set_attribution, py::arg("on"),

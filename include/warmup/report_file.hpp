@@ -259,6 +259,17 @@ std::string write_file_atomically(const std::string& path, const std::string& te
 /// \endcode
 bool write_report(const report& r, std::string_view spec) noexcept;
 
+/// @brief Writes the report `WARMUP_REPORT` names now, as the exit handler would (device times
+/// read back first, beside the parent's in a forked child), and not again at exit. For a
+/// program that ends without running exit handlers: Python, ending on an uncaught
+/// KeyboardInterrupt, kills itself with SIGINT after its own shutdown, and `import warmup` calls
+/// this from its atexit hook then. Returns whether it wrote one: false where the variable is
+/// unset, the report was already written, or the library is off (`WARMUP_DISABLE`).
+/// \code
+///   warmup::write_report_at_exit_now();  // before std::quick_exit, which runs no exit handler
+/// \endcode
+bool write_report_at_exit_now() noexcept;
+
 /// @brief The report in one format, as text.
 inline std::string format_report(const report& r, report_format f) { return info(f).write(r); }
 

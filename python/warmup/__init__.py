@@ -16,8 +16,10 @@ is timed on the device too (events recorded now, read later, never a synchronisa
     alloc(name, bytes, stream=None), h2d(...), d2h(...), d2d(...)
 An exception inside a `with` propagates unchanged, and the call is counted as in C++.
 """
+import atexit as _atexit
 import functools
 import json as _json
+import sys as _sys
 
 from . import _warmup
 from ._warmup import (alloc, context, d2d, d2h, disable, enable, h2d, launch, prewarm_context, prewarm_pool,
@@ -172,3 +174,20 @@ def until_steady(fn, name, stream=None, max_calls=1000, max_time=30.0, steady_ca
     time budget (`max_time` in seconds); each call is a region scope, followed on the device by
     a synchronisation of `stream` where one is given. An exception from `fn` propagates."""
     return _warmup.until_steady(fn, name, stream, max_calls, max_time, steady_calls, tolerance)
+
+
+def _report_after_an_interrupt():
+    """WARMUP_REPORT's report, where Python will not run the exit handler that writes it: ending
+    on an uncaught KeyboardInterrupt (Ctrl-C), Python kills itself with SIGINT once its own
+    shutdown is done. Python sets sys.last_value as it prints that exception."""
+    last = getattr(_sys, "last_exc", None) or getattr(_sys, "last_value", None)
+    if isinstance(last, KeyboardInterrupt):
+        for f in (_sys.stdout, _sys.stderr):
+            try:
+                f.flush()  # what the program printed comes before the report on the same stream
+            except Exception:  # noqa: BLE001 - a closed or broken stream: the report still goes
+                pass
+        _warmup.write_report_at_exit_now()
+
+
+_atexit.register(_report_after_an_interrupt)

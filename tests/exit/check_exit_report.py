@@ -107,6 +107,13 @@ with tempfile.TemporaryDirectory() as tmp:
     check("std::quick_exit: status kept, no report (exit handlers do not run)", rc == 6 and "warmup report" not in err,
           (rc, err))
 
+    rc, out, err = run("stderr", how="now_quick", code=6)
+    check("write_report_at_exit_now, then std::quick_exit: the report all the same", rc == 6 and
+          err.count("warmup report") == 1 and "exit.step" in err, (rc, err))
+    rc, out, err = run("stderr", how="now", code=5)
+    check("write_report_at_exit_now, then exit: one report, not two", rc == 5 and err.count("warmup report") == 1,
+          (rc, err))
+
     inside = os.path.join(tmp, "inside.json")
     rc, out, err = run(inside, how="exit_inside", code=8)
     check("exit from inside the library: status kept, no report, and why",

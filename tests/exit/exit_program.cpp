@@ -2,6 +2,9 @@
 //   return N        main returns N
 //   exit N          std::exit(N) from inside a function
 //   quick_exit N    std::quick_exit(N): exit handlers do not run, so no report (documented)
+//   now N           write_report_at_exit_now() (twice: the second writes nothing), then
+//                   std::exit(N): one report, its exit handler writes none
+//   now_quick N     write_report_at_exit_now(), then std::quick_exit(N): the report all the same
 //   exit_inside N   std::exit(N) from inside the library's locked section, as a signal handler
 //                   calling exit in the middle of a scope would: no report, and a sentence
 //   fork N          forks after its work; the child measures its own calls and exits 0 (its pid
@@ -15,6 +18,7 @@
 #include <thread>
 
 #include "warmup/profile.hpp"
+#include "warmup/report_file.hpp"
 
 namespace {
 void work() {
@@ -32,6 +36,14 @@ int main(int argc, char** argv) {
   work();
   if (std::strcmp(how, "exit") == 0) std::exit(code);
   if (std::strcmp(how, "quick_exit") == 0) std::quick_exit(code);
+  if (std::strcmp(how, "now") == 0) {
+    if (!warmup::write_report_at_exit_now() || warmup::write_report_at_exit_now()) return 101;
+    std::exit(code);
+  }
+  if (std::strcmp(how, "now_quick") == 0) {
+    (void)warmup::write_report_at_exit_now();
+    std::quick_exit(code);
+  }
   if (std::strcmp(how, "exit_inside") == 0) {
     const warmup::detail::busy_section inside;
     std::exit(code);

@@ -2,6 +2,7 @@
 extension sharing the report, prewarm, and attribution and CPU sampling in a Python process."""
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -50,6 +51,72 @@ def test_report_at_exit_after_sys_exit_and_an_exception(tmp_path):
             """, env={"WARMUP_REPORT": str(path)})
         assert r.returncode == status, r.stderr
         assert json.loads(path.read_text())["sites"][0]["name"] == "exit.code"
+
+
+def start_python(code, env):
+    """A Python child that prints "ready" once its first scope has run, then keeps making calls."""
+    full = dict(os.environ)
+    full.update(env)
+    p = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=full)
+    assert p.stdout.readline().strip() == "ready"
+    return p
+
+
+LOOP = """
+    import signal, sys, warmup
+    {handler}
+    with warmup.region("signal.first"):
+        pass
+    print("ready", flush=True)
+    while True:
+        with warmup.region("signal.loop"):
+            pass
+    """
+
+
+def test_report_at_exit_after_ctrl_c(tmp_path):
+    # An uncaught KeyboardInterrupt: Python kills itself with SIGINT after its shutdown, so no
+    # exit handler runs; the package writes the report from its atexit hook instead.
+    path = tmp_path / "interrupted.json"
+    p = start_python(LOOP.format(handler=""), {"WARMUP_REPORT": str(path)})
+    os.kill(p.pid, signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode in (-signal.SIGINT, 130), (p.returncode, err)
+    assert "KeyboardInterrupt" in err
+    calls = {s["name"]: s["calls"] for s in json.loads(path.read_text())["sites"]}
+    assert calls["signal.first"] == 1 and calls["signal.loop"] >= 1
+
+
+def test_report_at_exit_from_a_signal_handler_calling_sys_exit(tmp_path):
+    path = tmp_path / "terminated.json"
+    p = start_python(LOOP.format(handler="signal.signal(signal.SIGTERM, lambda *a: sys.exit(3))"),
+                     {"WARMUP_REPORT": str(path)})
+    os.kill(p.pid, signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 3, err
+    calls = {s["name"]: s["calls"] for s in json.loads(path.read_text())["sites"]}
+    assert calls["signal.first"] == 1 and calls["signal.loop"] >= 1
+    assert err.count("warmup report") == 0  # written once, to its file; nothing on stderr
+
+
+def test_two_processes_on_one_report_file(tmp_path):
+    # Both write the same path at once: one complete report wins, none is torn, no temporary
+    # file is left beside it.
+    path = tmp_path / "shared.json"
+    code = """
+        import warmup
+        for i in range(2000):
+            with warmup.region(f"shared.site.{i}"):
+                pass
+        """
+    procs = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)],
+                              env=dict(os.environ, WARMUP_REPORT=str(path))) for _ in range(2)]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    doc = json.loads(path.read_text())
+    assert doc["identity"]["pid"] in {p.pid for p in procs}
+    assert len(doc["sites"]) == 2000
+    assert os.listdir(tmp_path) == ["shared.json"]
 
 
 def test_a_hostile_variable_is_refused_with_a_sentence(tmp_path):

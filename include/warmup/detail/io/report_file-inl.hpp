@@ -85,6 +85,18 @@ WARMUP_DETAIL_RUNTIME std::string write_file_atomically(const std::string& path,
 WARMUP_DETAIL_RUNTIME bool write_report(const report& r, std::string_view spec) noexcept {
   return detail::write_report_to(r, spec, false);
 }
+
+WARMUP_DETAIL_RUNTIME bool write_report_at_exit_now() noexcept {
+#if WARMUP_ENABLED
+  const detail::cuda_state& st = detail::cuda();
+  if (st.runtime.load(std::memory_order_acquire) == detail::cuda_state::available &&
+      !st.closed.load(std::memory_order_acquire))
+    detail::read_back_before_teardown();  // as at exit: the device's times, while CUDA lives
+  return detail::write_exit_report();  // compiled_once.hpp: once, as the exit handler does
+#else
+  return false;  // nothing measured to write
+#endif
+}
 WARMUP_END_NAMESPACE
 
 #include "warmup/detail/header_end.hpp"

@@ -66,11 +66,14 @@ inline bool report_goes_beside() noexcept {
   return cuda().forked.load(std::memory_order_relaxed) || kept_apart() != nullptr;
 }
 
-/// The report at exit. It makes no CUDA call (the runtime may be gone by then): device
-/// measurements were read back by read_back_before_teardown.
-inline void report_at_exit() noexcept {
+/// The report at exit, once (write_report_at_exit_now may have written it). It makes no CUDA
+/// call (the runtime may be gone by then): device measurements were read back by
+/// read_back_before_teardown. Returns whether it wrote one.
+inline bool write_exit_report() noexcept {
   const char* spec = std::getenv("WARMUP_REPORT");
-  if (spec == nullptr) return;
+  if (spec == nullptr) return false;
+  static std::atomic<bool> written{false};
+  if (written.exchange(true)) return false;
   cuda().closed.store(true, std::memory_order_release);
   if (any_copy_busy()) {
     // exit() was called on a thread stopped inside the library (a signal handler that calls
@@ -78,10 +81,13 @@ inline void report_at_exit() noexcept {
     say_without_allocating(
         "warmup: no report at exit: the program exited from inside the library (a signal handler "
         "calling exit?), where writing one could hang or crash it\n");
-    return;
+    return false;
   }
   write_report_to(snapshot(), spec, report_goes_beside(), spec_errors::already_said);
+  return true;
 }
+
+inline void report_at_exit() noexcept { (void)write_exit_report(); }
 
 inline bool register_report_at_exit() noexcept {
   const char* spec = std::getenv("WARMUP_REPORT");
