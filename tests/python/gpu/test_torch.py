@@ -119,3 +119,36 @@ def test_until_steady_on_a_compiled_free_model_and_prewarm():
     rep = warmup.snapshot(wait=True)
     assert rep.find("warmup::prewarm_context", "context") is not None
     assert rep.find("warmup::prewarm_pool", "alloc") is not None
+
+
+def test_ctrl_c_keeps_the_device_times(tmp_path):
+    # Ctrl-C ends the interpreter with no exit handler: the package's atexit hook reads the
+    # device's times back (CUDA still alive) and writes the report.
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+    path = tmp_path / "interrupted.json"
+    code = textwrap.dedent("""
+        import torch, warmup
+        a = torch.randn(1024, 1024, device="cuda")
+        s = torch.cuda.current_stream()
+        for _ in range(10):
+            with warmup.launch("gpu.interrupted", stream=s):
+                a @ a
+        print("ready", flush=True)
+        while True:
+            with warmup.launch("gpu.interrupted", stream=s):
+                a @ a
+        """)
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, WARMUP_REPORT=str(path)))
+    assert p.stdout.readline().strip() == "ready"
+    os.kill(p.pid, signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode in (-signal.SIGINT, 130), err
+    site = next(s for s in json.loads(path.read_text())["sites"] if s["name"] == "gpu.interrupted")
+    assert site["calls"] >= 10
+    assert site["device"] is not None and site["device"]["calls"] >= 10 and site["device"]["first"] > 0
