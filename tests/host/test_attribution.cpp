@@ -249,7 +249,7 @@ TEST_CASE("a first call's host signals: CPU time against the wall, libraries loa
   REQUIRE((spins && sleeps && loads));
   REQUIRE((spins->first_call_host && sleeps->first_call_host && loads->first_call_host));
   CHECK(spins->first_call_host->cpu >= 30ms);
-  CHECK(sleeps->first_call_host->cpu < 10ms);
+  CHECK(sleeps->first_call_host->cpu + 29ms <= sleeps->host.first);  // asleep: charged nothing for 30 ms
   CHECK(spins->first_call_host->libraries_loaded.empty());
   REQUIRE(loads->first_call_host->libraries_loaded.size() == 1);
   CHECK(loads->first_call_host->libraries_loaded[0] == "libwarmup_test_plugin.so");

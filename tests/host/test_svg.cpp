@@ -110,6 +110,11 @@ TEST_CASE("the SVG's points: the first call largest, warm-up calls next, steady 
   CHECK(count("r=\"2.5\" fill=\"#4c72b0\" stroke=\"none\"/>") == 4);
   CHECK(count("r=\"2.5\" fill=\"none\" stroke=\"#2ca02c\"/>") == 1);
   CHECK(count("<circle cx=") == 4 + 7);  // the legend's four, and the seven points
+  // The panel's line under its name counts the warm-up calls, where there are any.
+  CHECK(count("6 calls \xC2\xB7 first 5.00 us \xC2\xB7 warm-up 2</text>") == 1);
+  r.sites[0].host.warmup_calls = 0;
+  CHECK(warmup::to_svg(r).find("warm-up 0") == std::string::npos);
+  CHECK(warmup::to_svg(r).find("6 calls \xC2\xB7 first 5.00 us</text>") != std::string::npos);
 }
 
 TEST_CASE("the SVG's cause words: a cause named where it ends exactly at the line's 82 characters, cut one past") {
