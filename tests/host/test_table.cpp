@@ -321,3 +321,16 @@ TEST_CASE("the table: a cause's count says what it counts, as its row in cause.h
   CHECK(d::by_object(cause::host_code));
   CHECK_FALSE(d::by_object(cause::waiting));
 }
+
+TEST_CASE("the table's setup line: module loading, JIT cache, attribution and CPU sampling, where the report has them") {
+  warmup::report r;
+  r.module_loading = "EAGER", r.jit_cache = "disabled", r.attribution_source = "cupti", r.cpu_sampling = "off";
+  std::ostringstream os;
+  warmup::print(r, os);
+  CHECK(os.str().find("\nmodule loading EAGER, JIT cache disabled; attribution cupti; CPU sampling off\n") !=
+        std::string::npos);
+  r.module_loading.clear();  // a report read from a file that did not say
+  std::ostringstream without;
+  warmup::print(r, without);
+  CHECK(without.str().find("module loading") == std::string::npos);
+}
