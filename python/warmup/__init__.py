@@ -134,8 +134,7 @@ class Report(Record):
         return self._native.table()
 
     def print(self, file=None):
-        import sys
-        (file or sys.stdout).write(self.table())
+        (file or _sys.stdout).write(self.table())
 
     def write(self, spec):
         """Writes to each destination of `spec` ("stderr,report.json,report.svg", as WARMUP_REPORT
