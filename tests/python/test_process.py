@@ -85,7 +85,8 @@ def test_report_at_exit_after_ctrl_c(tmp_path):
     assert p.returncode in (-signal.SIGINT, 130), (p.returncode, err)
     assert "KeyboardInterrupt" in err
     calls = {s["name"]: s["calls"] for s in json.loads(path.read_text())["sites"]}
-    assert calls["signal.first"] == 1 and calls["signal.loop"] >= 1
+    # The signal may come before the loop's first call ends: only the call before it is sure.
+    assert calls["signal.first"] == 1
 
 
 def test_report_at_exit_from_a_signal_handler_calling_sys_exit(tmp_path):
@@ -96,7 +97,8 @@ def test_report_at_exit_from_a_signal_handler_calling_sys_exit(tmp_path):
     _, err = p.communicate(timeout=60)
     assert p.returncode == 3, err
     calls = {s["name"]: s["calls"] for s in json.loads(path.read_text())["sites"]}
-    assert calls["signal.first"] == 1 and calls["signal.loop"] >= 1
+    # The signal may come before the loop's first call ends: only the call before it is sure.
+    assert calls["signal.first"] == 1
     assert err.count("warmup report") == 0  # written once, to its file; nothing on stderr
 
 
