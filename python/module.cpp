@@ -20,6 +20,7 @@
 #include "warmup/read.hpp"
 #include "warmup/report_file.hpp"
 #include "warmup/until_steady.hpp"
+#include "code_sampler.hpp"
 #include "scope_object.hpp"
 #include "streams.hpp"
 
@@ -135,4 +136,13 @@ PYBIND11_MODULE(_warmup, m) {
   m.def("disable", &warmup::disable, "Stop measuring: scopes cost a load and a branch.");
   m.def("set_attribution", &warmup::set_attribution, py::arg("on"),
         "Record why first calls were slow (CUPTI and CPU samples); returns whether it is on.");
+
+  warmup_python::code_sampler::get().install();
+  m.def(
+      "set_python_names", [](bool on) { return warmup_python::code_sampler::get().set_on(on); }, py::arg("on"),
+      "Name CPU samples in the interpreter by the Python code they ran (on by default); returns the state.");
+  m.def("_stop_code_sampler", [] {
+    const py::gil_scoped_release unlocked;  // its thread may be waiting for the lock
+    warmup_python::code_sampler::get().stop();
+  });
 }

@@ -31,12 +31,14 @@ enum class cause : std::uint8_t {
   sync_wait,         ///< blocked in a synchronising call (stream, event, device, context)
   library_load,      ///< shared libraries loaded by the process during the call (dlopen)
   host_code,         ///< CPU time in one shared object, from samples (`cause_time::where` names it)
+  python_code,       ///< CPU time in the Python interpreter, named by the Python code it ran: one per
+                     ///< module (`cause_time::where`), its hottest functions in `cause_time::functions`
   waiting,           ///< off the CPU where no record says why: disk reads (major page faults), locks,
                      ///< preemption; `cause_time::count` holds the major page faults meanwhile
 };
 
 /// @brief Number of causes.
-inline constexpr std::size_t cause_count = 12;
+inline constexpr std::size_t cause_count = 13;
 static_assert(static_cast<std::size_t>(cause::waiting) + 1 == cause_count,
               "warmup: cause_count must follow the last cause");
 
@@ -44,7 +46,8 @@ namespace detail {
 /// What a cause's `cause_time::count` counts, and so whether its `where` names something.
 enum class cause_evidence : std::uint8_t {
   records,       ///< the records that own some of its time; `where` empty
-  cpu_samples,   ///< CPU samples outside every record: one `cause_time` per shared object, named in `where`
+  cpu_samples,   ///< CPU samples outside every record: one `cause_time` per shared object or Python
+                 ///< module, named in `where`
   major_faults,  ///< the major page faults (reads from disk) meanwhile, the evidence for time off the CPU
 };
 
@@ -78,6 +81,7 @@ inline constexpr cause_row cause_table[] = {
     {cause::sync_wait, "sync_wait", "sync wait", "#7f7f7f", cause_evidence::records, cause_kept::near_cold},
     {cause::library_load, "library_load", "shared library loads", "#dbdb8d", cause_evidence::records},
     {cause::host_code, "host_code", "host code", "#e7ba52", cause_evidence::cpu_samples},
+    {cause::python_code, "python_code", "Python code", "#c49c94", cause_evidence::cpu_samples},
     {cause::waiting, "waiting", "waiting off the CPU", "#8ca0c8", cause_evidence::major_faults},
 };
 /// Whether `table` has a row for every cause, in the enum's order.
@@ -97,16 +101,16 @@ constexpr std::size_t rows_counting(const Row (&table)[N], cause_evidence e) noe
   for (const Row& r : table) n += r.counts == e ? 1 : 0;
   return n;
 }
-// The join (detail/analysis/attribution.hpp) files CPU samples under one cause and the time off
-// the CPU under one other: each evidence but records belongs to exactly one row.
-static_assert(rows_counting(cause_table, cause_evidence::cpu_samples) == 1 &&
+// The join (detail/analysis/attribution.hpp) files CPU samples under host code or, where they
+// ran the interpreter, Python code, and the time off the CPU under one other cause.
+static_assert(rows_counting(cause_table, cause_evidence::cpu_samples) == 2 &&
                   rows_counting(cause_table, cause_evidence::major_faults) == 1,
-              "warmup: one cause counts CPU samples and one counts major page faults");
+              "warmup: host and Python code count CPU samples, and one cause counts major page faults");
 
 /// What `cause_time::count` holds for cause `c`.
 constexpr cause_evidence counted_by(cause c) noexcept { return cause_table[static_cast<std::size_t>(c)].counts; }
 
-/// The one cause whose count is `e` (cpu_samples or major_faults; see the static_assert above).
+/// The first cause whose count is `e` (major_faults' only one; see the static_assert above).
 constexpr cause cause_counting(cause_evidence e) noexcept {
   for (const cause_row& r : cause_table)
     if (r.counts == e) return r.what;
@@ -116,7 +120,7 @@ constexpr cause cause_counting(cause_evidence e) noexcept {
 /// Which of cause `c`'s records the store keeps.
 constexpr cause_kept kept_of(cause c) noexcept { return cause_table[static_cast<std::size_t>(c)].kept; }
 
-/// Whether a cause comes as one `cause_time` per shared object, named in its `where`.
+/// Whether a cause comes as one `cause_time` per shared object or Python module, named in its `where`.
 constexpr bool by_object(cause c) noexcept { return counted_by(c) == cause_evidence::cpu_samples; }
 
 /// What the table writes after a cause's count: "(21)", "(67 samples)", "(3 major page faults)".

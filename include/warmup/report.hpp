@@ -48,6 +48,22 @@ struct steady_state {
   bool enough_calls = false;  ///< calls >= enough
 };
 
+/// @brief One Python function's share of a cause, in a Python process with CPU sampling on: the
+/// time of the samples that found it the innermost Python frame, and how many did.
+/// \code
+///   for (const warmup::code_time& f : cause.functions)
+///     std::cout << f.function << ": " << f.time.count() << " ns\n";
+/// \endcode
+struct code_time {
+  /// For `python_code`: the rest of the module's name past `where`, and the function's qualified
+  /// name ("symbolic_convert.InstructionTranslator.step"); for `host_code` and `waiting`: the
+  /// module and the function that called into the object or waited ("torch._inductor.codecache.
+  /// build_code_hash").
+  std::string function;
+  std::chrono::nanoseconds time{};  ///< the time of the samples that found it (CPU or waiting)
+  std::uint64_t count = 0;          ///< code samples
+};
+
 /// @brief Time a cold call spent on one cause, and how many records of that cause it took.
 /// \code
 ///   for (const warmup::cause_time& c : why.causes)
@@ -56,10 +72,15 @@ struct steady_state {
 struct cause_time {
   cause what = cause::module_load;  ///< the cause
   std::chrono::nanoseconds time{};  ///< the call's time spent on it (each instant counted once)
-  std::uint64_t count = 0;  ///< records, or for `host_code` CPU samples
-  /// For `host_code`: the shared object the samples fell in ("libcudnn_heuristic.so.9"); empty
-  /// for the other causes.
+  std::uint64_t count = 0;  ///< records, or for `host_code` and `python_code` CPU samples
+  /// For `host_code`: the shared object the samples fell in ("libcudnn_heuristic.so.9"); for
+  /// `python_code`: the Python module the code was in, to its second dotted name
+  /// ("torch._dynamo"); empty for the other causes.
   std::string where;
+  /// In a Python process: the Python code the cause's time was spent in, largest first (at most
+  /// `functions_kept`): `python_code`'s functions, and what called `host_code`'s object or waited.
+  std::vector<code_time> functions;
+  static constexpr std::size_t functions_kept = 8;  ///< the most `functions` holds
 };
 
 /// @brief Where in a first call one cause's time went: a stretch of the call that cause's
@@ -104,6 +125,12 @@ struct attribution {
   /// Enough for a first forward's module and kernel loads (a few hundred), bounded so that a
   /// report of many sites stays small.
   static constexpr std::size_t span_limit = 512;
+  /// What the process's other threads did while the calls waited (CUPTI's records of theirs:
+  /// PyTorch's backward loads its kernels on its engine thread), largest first. Kept apart from
+  /// `causes`, which they do not add to: they say why the time `waiting` names was spent waiting,
+  /// and only where the call was off the CPU, so that a thread working beside a busy call is not
+  /// blamed for it.
+  std::vector<cause_time> other_threads;
 };
 
 /// @brief What a site's first call did on the host, measured around it by the library (always,

@@ -23,10 +23,11 @@ import sys as _sys
 
 from . import _warmup
 from ._warmup import (alloc, context, d2d, d2h, disable, enable, h2d, launch, prewarm_context, prewarm_pool,
-                      region, set_attribution, stream_handle)
+                      region, set_attribution, set_python_names, stream_handle)
 
 __all__ = ["Report", "Record", "alloc", "context", "d2d", "d2h", "disable", "enable", "h2d", "launch",
-           "prewarm_context", "prewarm_pool", "read", "region", "set_attribution", "snapshot", "stream_handle",
+           "prewarm_context", "prewarm_pool", "read", "region", "set_attribution", "set_python_names", "snapshot",
+           "stream_handle",
            "timed", "until_steady"]
 
 _KINDS = {"context": context, "launch": launch, "region": region}
@@ -190,3 +191,6 @@ def _report_after_an_interrupt():
 
 
 _atexit.register(_report_after_an_interrupt)
+# Before the interpreter finalises, the code sampler's thread ends: it must not wait for the
+# interpreter's lock then (python/code_sampler.hpp).
+_atexit.register(_warmup._stop_code_sampler)

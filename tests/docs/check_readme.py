@@ -432,6 +432,10 @@ SPECIFICATIONS = [
     ("docs/reports.md", "100 MB", "a hostile name's size, an input"),
     ("docs/why-slow.md", "300 ms", "the EINTR test's poll, an input"),
     ("docs/why-slow.md", "40 ms", "the CPU-timer test's busy call, an input"),
+    ("docs/why-slow.md", "2 ms", "the code sampler's period (python/code_sampler.hpp), a setting"),
+    ("docs/why-slow.md", "5 ms", "Python's default switch interval (sys.getswitchinterval), a fact of Python"),
+    ("docs/why-slow.md", "20 ms", "code_view::reach_ns, a setting"),
+    ("include/warmup/detail/analysis/code_samples.hpp", "5 ms", "Python's default switch interval, a fact of Python"),
     # Arithmetic on the code's own sizes, not measurements:
     ("docs/ranks-and-runs.md", "3 GiB", "10^5 ranks x 32,256 bytes of wire format, the plan's arithmetic"),
     ("docs/ranks-and-runs.md", "1.5 GiB", "10^5 ranks x 200 sites of per-rank figures, the plan's arithmetic"),

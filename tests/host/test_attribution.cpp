@@ -375,10 +375,11 @@ TEST_CASE("CPU samples name only what no record covers, and never more than the 
     return thread_sample{t, t + 1, pc, 7, weight};
   };
   const auto name = [](std::uintptr_t pc) { return pc == 1 ? std::string("liba.so") : std::string("libb.so"); };
+  const warmup::detail::code_view none;  // no Python code
   // One sample inside the module load (already named), three outside it, one after the call.
   const auto hc = split_samples(w, records, {at(1200, 1, 100), at(1500, 1, 100), at(1700, 2, 100), at(1800, 1, 100),
                                              at(2500, 2, 100)},
-                                name);
+                                none, name);
   REQUIRE(hc.objects.size() == 2);
   CHECK(hc.objects[0].where == "liba.so");
   CHECK(hc.objects[0].samples == 2);
@@ -386,7 +387,7 @@ TEST_CASE("CPU samples name only what no record covers, and never more than the 
   CHECK(hc.objects[1].samples == 1);
   CHECK(hc.named == 300);
   // Samples weighing more than the 600 ns left: scaled to it, the sum exact.
-  const auto heavy = split_samples(w, records, {at(1500, 1, 700), at(1700, 2, 300)}, name);
+  const auto heavy = split_samples(w, records, {at(1500, 1, 700), at(1700, 2, 300)}, none, name);
   CHECK(heavy.named == 600);
   CHECK(heavy.objects[0].ns + heavy.objects[1].ns == 600);
   CHECK(heavy.objects[0].ns >= 400);
@@ -398,7 +399,7 @@ TEST_CASE("CPU samples name only what no record covers, and never more than the 
   thread_sample user = at(1500, 2, 100);  // pc 1 is kernel_pc
   user.cpu_ns = 10'200;
   user.user_period_ns = 100;
-  const auto with_kernel = split_samples(cpu_read, records, {user}, [](std::uintptr_t pc) {
+  const auto with_kernel = split_samples(cpu_read, records, {user}, none, [](std::uintptr_t pc) {
     return pc == warmup::detail::kernel_pc ? std::string("[kernel]") : std::string("liba.so");
   });
   REQUIRE(with_kernel.objects.size() == 2);
@@ -408,7 +409,7 @@ TEST_CASE("CPU samples name only what no record covers, and never more than the 
   // The same call whose ticks went uncounted after that sample (its buffer full): the time
   // after it is unknown, not the kernel's.
   user.cut_after = true;
-  const auto cut = split_samples(cpu_read, records, {user}, [](std::uintptr_t pc) {
+  const auto cut = split_samples(cpu_read, records, {user}, none, [](std::uintptr_t pc) {
     return pc == warmup::detail::kernel_pc ? std::string("[kernel]") : std::string("liba.so");
   });
   REQUIRE(cut.objects.size() == 1);
@@ -648,8 +649,9 @@ TEST_CASE("samples scaled down to the time left share it in proportion to their 
     return thread_sample{t, t + 1, pc, 7, weight};
   };
   const auto name = [](std::uintptr_t pc) { return pc == 1 ? std::string("liba.so") : std::string("libb.so"); };
+  const warmup::detail::code_view none;  // no Python code
   // 700 + 300 ns of samples in 600 ns: 7/10 and 3/10 of it, exactly.
-  const auto heavy = split_samples(w, records, {at(1500, 1, 700), at(1700, 2, 300)}, name);
+  const auto heavy = split_samples(w, records, {at(1500, 1, 700), at(1700, 2, 300)}, none, name);
   REQUIRE(heavy.objects.size() == 2);
   CHECK(heavy.objects[0].where == "liba.so");
   CHECK(heavy.objects[0].ns == 420);
@@ -697,4 +699,52 @@ TEST_CASE("the driver's initialisation is kept as context init on the thread CUP
   CHECK(found[0].end_ns == t0 + 500);
   CHECK(found[0].thread == 1);
   CHECK(found[0].start_ns == 0);  // from the start of the call in which it ended (attribution cuts it there)
+}
+
+TEST_CASE("what other threads did while a first call waited is kept apart, and only where it waited") {
+  using warmup::detail::cause_records;
+  auto& store = cause_records();
+  const std::uint64_t ms = 1'000'000, t0 = (std::uint64_t{1} << 62) + (std::uint64_t{1} << 45);
+  const std::uint64_t caller = 5151, engine = 5152;  // no threads of this process
+  store.add({cause::module_load, t0 + 10 * ms, t0 + 50 * ms, engine});    // while the caller waits
+  store.add({cause::lazy_kernel_load, t0 + 60 * ms, t0 + 61 * ms, engine});
+  store.add({cause::module_load, t0 + 200 * ms, t0 + 250 * ms, engine});  // after the call
+  store.add({cause::device_alloc, t0 + 5 * ms, t0 + 95 * ms, caller});    // the caller's own
+  warmup::timing t;
+  cold_window waits{t0, t0 + 100 * ms, caller};
+  waits.cpu_start_ns = 1'000 * ms, waits.cpu_end_ns = waits.cpu_start_ns + 2 * ms;  // 98 ms off the CPU
+  const warmup::attribution a = attribute({waits}, t);
+  // The caller's own record names most of it; what was left off the CPU (0-5 and 95-100 ms) is
+  // waiting, and the engine's records fall in the caller's record: theirs are not the caller's
+  // causes, and only what overlaps the caller's uncovered waiting counts.
+  for (const auto& c : a.causes) CHECK(c.what != cause::lazy_kernel_load);
+  CHECK(a.other_threads.empty());
+
+  const std::uint64_t t1 = t0 + (std::uint64_t{1} << 40);
+  store.add({cause::module_load, t1 + 10 * ms, t1 + 50 * ms, engine});
+  store.add({cause::lazy_kernel_load, t1 + 60 * ms, t1 + 61 * ms, engine});
+  store.add({cause::module_load, t1 + 200 * ms, t1 + 250 * ms, engine});
+  cold_window idle{t1, t1 + 100 * ms, caller};
+  idle.cpu_start_ns = 2'000 * ms, idle.cpu_end_ns = idle.cpu_start_ns + 10 * ms;  // 90% off the CPU
+  const warmup::attribution b = attribute({idle}, t);
+  REQUIRE(b.other_threads.size() == 2);
+  CHECK(b.other_threads[0].what == cause::module_load);
+  CHECK(b.other_threads[0].time.count() == 36 * ms);  // 40 ms of loads, 90% of them while it waited
+  CHECK(b.other_threads[0].count == 1);               // the one after the call is not counted
+  CHECK(b.other_threads[1].what == cause::lazy_kernel_load);
+  CHECK(b.other_threads[1].time.count() == 900'000);
+  std::uint64_t named = 0;
+  for (const auto& c : b.causes) {
+    CHECK(c.what == cause::waiting);  // the engine's loads are not the caller's causes
+    named += static_cast<std::uint64_t>(c.time.count());
+  }
+  CHECK(named == 90 * ms);
+  const auto lines = warmup::detail::why_lines(b, warmup::detail::slow_calls::first, false);
+  CHECK(lines.back() == "    while it waited, other threads: module loads 36.0 ms (1), lazy kernel loads 900 us (1)");
+
+  const std::uint64_t t2 = t1 + (std::uint64_t{1} << 40);
+  store.add({cause::module_load, t2 + 10 * ms, t2 + 50 * ms, engine});
+  cold_window busy{t2, t2 + 100 * ms, caller};  // on the CPU all along: the engine's loads are no wait of its
+  busy.cpu_start_ns = 3'000 * ms, busy.cpu_end_ns = busy.cpu_start_ns + 100 * ms;
+  CHECK(attribute({busy}, t).other_threads.empty());
 }

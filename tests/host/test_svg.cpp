@@ -132,8 +132,8 @@ TEST_CASE("the SVG's cause words: a cause named where it ends exactly at the lin
     why.calls = 1;
     why.call = 1010us;
     why.excess = why.named = 1ms;
-    why.causes = {{warmup::cause::host_code, 500us, 5, std::string(11, 'a')},
-                  {warmup::cause::host_code, 500us, 5, std::string(second_name, 'b')}};
+    why.causes = {{warmup::cause::host_code, 500us, 5, std::string(11, 'a'), {}},
+                  {warmup::cause::host_code, 500us, 5, std::string(second_name, 'b'), {}}};
     s.host.first_call_causes = why;
     r.sites = {s};
     return warmup::to_svg(r);

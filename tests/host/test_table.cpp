@@ -104,13 +104,13 @@ warmup::attribution why_of(const warmup::timing& t, std::vector<warmup::cause_ti
 TEST_CASE("the table: why a first call was slow, one cause a line, largest first, with its share of the excess") {
   using warmup::cause;
   warmup::site_report s = steady_site("forward", 101ms, 1ms);  // excess 100 ms
-  s.host.first_call_causes = why_of(s.host, {{cause::module_load, 40ms, 21, {}},
-                                             {cause::host_code, 20ms, 20, "libcudnn_heuristic.so.9"},
-                                             {cause::host_code, 10ms, 10, "libc.so.6"},
-                                             {cause::device_alloc, 5ms, 11, {}},
-                                             {cause::lazy_kernel_load, 4ms, 19, {}},
-                                             {cause::pinned_alloc, 2ms, 1, {}},
-                                             {cause::jit_cache_load, 1ms, 2, {}}});
+  s.host.first_call_causes = why_of(s.host, {{cause::module_load, 40ms, 21, {}, {}},
+                                             {cause::host_code, 20ms, 20, "libcudnn_heuristic.so.9", {}},
+                                             {cause::host_code, 10ms, 10, "libc.so.6", {}},
+                                             {cause::device_alloc, 5ms, 11, {}, {}},
+                                             {cause::lazy_kernel_load, 4ms, 19, {}, {}},
+                                             {cause::pinned_alloc, 2ms, 1, {}, {}},
+                                             {cause::jit_cache_load, 1ms, 2, {}, {}}});
   warmup::report r;
   r.sites = {s};
   const std::vector<std::string> why = block(table_of(r), "why:");
@@ -132,12 +132,12 @@ TEST_CASE("the table: why a first call was slow, one cause a line, largest first
 TEST_CASE("the table: a first call faster than the steady p50, and one with no steady p50, said in plain words") {
   using warmup::cause;
   warmup::site_report fast = steady_site("fast", 885us, 1ms);
-  fast.host.first_call_causes = why_of(fast.host, {{cause::module_load, 30us, 1, {}}});
+  fast.host.first_call_causes = why_of(fast.host, {{cause::module_load, 30us, 1, {}, {}}});
   warmup::site_report once;
   once.name = "cublasCreate";
   once.calls = once.host.calls = 1;
   once.host.first = 301ms;
-  once.host.first_call_causes = why_of(once.host, {{cause::module_load, 150ms, 4, {}}});
+  once.host.first_call_causes = why_of(once.host, {{cause::module_load, 150ms, 4, {}, {}}});
   warmup::report r;
   r.sites = {fast, once};
   const std::string t = table_of(r);
@@ -303,9 +303,9 @@ TEST_CASE("the table's columns: each figure under its own heading, p50, p90 and 
 TEST_CASE("the table: a cause's count says what it counts, as its row in cause.hpp says") {
   using warmup::cause;
   warmup::site_report s = steady_site("load", 101ms, 1ms);  // excess 100 ms
-  s.host.first_call_causes = why_of(s.host, {{cause::waiting, 40ms, 3, {}},
-                                             {cause::host_code, 20ms, 20, "libc.so.6"},
-                                             {cause::module_load, 10ms, 2, {}}});
+  s.host.first_call_causes = why_of(s.host, {{cause::waiting, 40ms, 3, {}, {}},
+                                             {cause::host_code, 20ms, 20, "libc.so.6", {}},
+                                             {cause::module_load, 10ms, 2, {}, {}}});
   warmup::report r;
   r.sites = {s};
   const std::vector<std::string> why = block(table_of(r), "why:");

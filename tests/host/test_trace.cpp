@@ -20,10 +20,10 @@ TEST_CASE("the pictures of a report read back with hostile causes: extreme value
   why.excess = ns::max();
   why.named = ns::max();
   why.unattributed = ns::min();  // negating it would overflow
-  why.causes = {{warmup::cause::module_load, ns::max(), 1, {}}, {warmup::cause::device_alloc, ns::min(), 1, {}},
-                {warmup::cause::host_code, ns{-5}, 2, std::string("a\"b\x01", 4)}};
+  why.causes = {{warmup::cause::module_load, ns::max(), 1, {}, {}}, {warmup::cause::device_alloc, ns::min(), 1, {}, {}},
+                {warmup::cause::host_code, ns{-5}, 2, std::string("a\"b\x01", 4), {}}};
   for (int i = 0; i < 4; ++i)  // past the table's first five, the rest are summed: no overflow either
-    why.causes.push_back({warmup::cause::jit_compile, ns::max(), 1, {}});
+    why.causes.push_back({warmup::cause::jit_compile, ns::max(), 1, {}, {}});
   why.spans = {{warmup::cause::module_load, ns{-10}, ns{100}},      // before the call: never written so
                {warmup::cause::jit_compile, ns{100}, ns::max()},    // past its end: cut at the end
                {warmup::cause::device_alloc, ns::max(), ns::max()},  // after it

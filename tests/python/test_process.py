@@ -217,4 +217,4 @@ def test_attribution_and_cpu_sampling_in_a_python_process(tmp_path):
     causes = site["host"]["first_call_causes"]
     assert causes is not None
     named = {c["what"] for c in causes["causes"]}
-    assert "host_code" in named  # the interpreter's own work, by shared object
+    assert "python_code" in named  # the interpreter's work, by the Python code it ran (test_python_names.py)

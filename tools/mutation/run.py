@@ -22,7 +22,7 @@ INCLUDE = os.path.join("include", "warmup")
 # The Python module's own C++ (python/): no mutant is generated there, but planted mutants of
 # tools/mutants may lie in it, named by their path from the root. The module and the C++
 # extension of its tests are built with the programs; the CTest test `python` judges them.
-PYTHON_SOURCES = ("python/module.cpp", "python/scope_object.hpp", "python/streams.hpp")
+PYTHON_SOURCES = ("python/module.cpp", "python/scope_object.hpp", "python/streams.hpp", "python/code_sampler.hpp")
 PYTHON_TARGETS = ["warmup_python", "warmup_test_extension"]
 # The programs a mutation build makes: every C++ test program that runs without a GPU, a
 # compiler or MPI, each host test file a program of its own (WARMUP_TEST_PER_FILE). Left out:

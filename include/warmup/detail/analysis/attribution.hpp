@@ -22,6 +22,7 @@
 
 #include "warmup/config.hpp"
 #include "warmup/detail/causes.hpp"
+#include "warmup/detail/analysis/code_samples.hpp"
 #include "warmup/detail/analysis/cpu_samples.hpp"
 #include "warmup/report.hpp"
 
@@ -122,23 +123,54 @@ struct thread_sample {
   bool cut_after = false;
 };
 
-/// The CPU time of a window that no record covers, by shared object: each sample outside the
+/// The CPU time of a window that no record covers, by shared object, or by Python module where
+/// a sample fell in the interpreter and a code sample names what it ran: each sample outside the
 /// records' spans stands for the CPU time since the sample before, and the total is held to the
-/// uncovered wall time (a thread cannot spend more CPU than wall). Objects by name, with their
-/// samples.
+/// uncovered wall time (a thread cannot spend more CPU than wall). Objects by cause and name, with
+/// their samples and, for Python code, the functions.
 struct host_code_split {
-  struct object {
-    std::string where;
+  struct function {
+    std::string name;
     std::uint64_t ns = 0;
     std::uint64_t samples = 0;
   };
+  struct object {
+    cause what = cause::host_code;
+    std::string where;
+    std::uint64_t ns = 0;
+    std::uint64_t samples = 0;
+    std::vector<function> functions;  ///< python_code's
+
+    void add(std::uint64_t n, std::uint64_t count, const std::string* fn) {
+      ns += n, samples += count;
+      if (fn != nullptr) add_to(*fn, n, count);
+    }
+    void merge(const object& o) {
+      ns += o.ns, samples += o.samples;
+      for (const function& f : o.functions) add_to(f.name, f.ns, f.samples);
+    }
+
+   private:
+    void add_to(const std::string& fn, std::uint64_t n, std::uint64_t count) {
+      auto it = std::find_if(functions.begin(), functions.end(), [&](const function& f) { return f.name == fn; });
+      if (it == functions.end()) functions.push_back({fn, n, count});
+      else it->ns += n, it->samples += count;
+    }
+  };
   std::vector<object> objects;
   std::uint64_t named = 0;
+
+  /// The object of cause `what` named `where`, made if new.
+  object& of(cause what, const std::string& where) {
+    auto it = std::find_if(objects.begin(), objects.end(), [&](const object& o) { return o.what == what && o.where == where; });
+    if (it == objects.end()) it = objects.insert(objects.end(), object{what, where, 0, 0, {}});
+    return *it;
+  }
 };
 
 template <class NameOf>
 host_code_split split_samples(const cold_window& w, const split& records, const std::vector<thread_sample>& samples,
-                              NameOf&& name_of) {
+                              const code_view& code, NameOf&& name_of) {
   host_code_split out;
   std::uint64_t weight = 0;
   // A task clock's ticks after its last sample all found the thread in the kernel (or there
@@ -154,11 +186,16 @@ host_code_split split_samples(const cold_window& w, const split& records, const 
   }
   const auto take = [&](const thread_sample& x) {
     if (x.start_ns < w.start_ns || x.start_ns >= w.end_ns || records.covers(x.start_ns)) return;
-    std::string where = name_of(x.pc);
-    auto it = std::find_if(out.objects.begin(), out.objects.end(), [&](const auto& o) { return o.where == where; });
-    if (it == out.objects.end()) it = out.objects.insert(out.objects.end(), {std::move(where), 0, 0});
-    it->ns += x.weight_ns;
-    it->samples += 1;
+    // Python code ran where the interpreter did; elsewhere it is what called the object's code.
+    const code_name* py = code.at(x.start_ns);
+    if (py != nullptr && code.runs_python(x.pc)) {
+      out.of(cause::python_code, py->module).add(x.weight_ns, 1, &py->function);
+    } else if (py != nullptr) {
+      const std::string caller = py->module + "." + py->function;
+      out.of(cause::host_code, name_of(x.pc)).add(x.weight_ns, 1, &caller);
+    } else {
+      out.of(cause::host_code, name_of(x.pc)).add(x.weight_ns, 1, nullptr);
+    }
     weight += x.weight_ns;
   };
   for (const thread_sample& x : samples) take(x);
@@ -166,8 +203,12 @@ host_code_split split_samples(const cold_window& w, const split& records, const 
   const std::uint64_t span = w.end_ns - w.start_ns;
   const std::uint64_t room = span > records.named ? span - records.named : 0;
   if (weight > room) {  // scale down, keeping the sum exact
+    const auto scaled = [&](std::uint64_t v) { return static_cast<std::uint64_t>(double(v) * double(room) / double(weight)); };
     std::uint64_t given = 0;
-    for (auto& o : out.objects) given += (o.ns = static_cast<std::uint64_t>(double(o.ns) * double(room) / double(weight)));
+    for (auto& o : out.objects) {
+      given += (o.ns = scaled(o.ns));
+      for (auto& f : o.functions) f.ns = scaled(f.ns);
+    }
     if (!out.objects.empty()) out.objects.front().ns += room - std::min(room, given);
     weight = room;
   }
@@ -179,10 +220,21 @@ host_code_split split_samples(const cold_window& w, const split& records, const 
 /// at the window's ends and at each sample: between two readings, wall time less CPU time is
 /// time off the CPU, put on the uncovered part of that stretch in proportion to its length (a
 /// record owns what it covers, waiting or not). Held to `room`, the window's time nothing else
-/// named; 0 where the window's CPU clock was not read.
+/// named; 0 where the window's CPU clock was not read. Where the thread ran Python code, each
+/// stretch's waiting goes to the functions its code samples found it in (else to the next one's):
+/// `in->functions`, "module.function", scaled as the total is.
+/// A stretch of a window between two readings of its thread's CPU clock, and the share of it
+/// the thread spent off the CPU.
+struct off_cpu_stretch {
+  std::uint64_t start_ns, end_ns;
+  double off;  ///< (wall - CPU) / wall, in (0, 1]
+};
+
 inline std::uint64_t waiting_in(const cold_window& w, const split& records, const std::vector<thread_sample>& samples,
-                                std::uint64_t room) {
+                                std::uint64_t room, const code_view& code = {},
+                                host_code_split::object* in = nullptr, std::vector<off_cpu_stretch>* stretches = nullptr) {
   if (w.cpu_end_ns == 0 || w.cpu_end_ns < w.cpu_start_ns || w.end_ns <= w.start_ns) return 0;
+  host_code_split::object python;  // where the Python code waited, before scaling
   // Stretches come in order and the covered spans are sorted and apart: one walk over both, not a
   // scan of every span per stretch (a first forward has thousands of each).
   std::size_t next = 0;
@@ -199,7 +251,21 @@ inline std::uint64_t waiting_in(const cold_window& w, const split& records, cons
   const auto stretch = [&](std::uint64_t t2, std::uint64_t cpu2) {
     if (t2 <= t) return;
     const std::uint64_t wall = t2 - t, on_cpu = cpu2 > cpu ? cpu2 - cpu : 0;
-    if (wall > on_cpu) waiting += double(wall - on_cpu) * double(uncovered(t, t2)) / double(wall);
+    if (wall > on_cpu) {
+      const double here = double(wall - on_cpu) * double(uncovered(t, t2)) / double(wall);
+      waiting += here;
+      if (stretches != nullptr) stretches->push_back({t, t2, double(wall - on_cpu) / double(wall)});
+      if (in != nullptr && here >= 1 && !code.samples.empty()) {
+        std::vector<const code_name*> seen;
+        code.each_in(t, t2, [&](const code_name& n) { seen.push_back(&n); });
+        if (seen.empty())
+          if (const code_name* later = code.at(t2)) seen.push_back(later);
+        for (const code_name* n : seen) {
+          const std::string where = n->module + "." + n->function;
+          python.add(static_cast<std::uint64_t>(here / double(seen.size())), 1, &where);
+        }
+      }
+    }
     t = t2;
     cpu = std::max(cpu, cpu2);
   };
@@ -214,23 +280,69 @@ inline std::uint64_t waiting_in(const cold_window& w, const split& records, cons
   // a few microseconds apart, never to make more waiting than the call spent off the CPU.
   const std::uint64_t span = w.end_ns - w.start_ns, on_cpu = w.cpu_end_ns - w.cpu_start_ns;
   const std::uint64_t off_cpu = span > on_cpu ? span - on_cpu : 0;
-  return std::min({room, off_cpu, static_cast<std::uint64_t>(waiting)});
+  const std::uint64_t kept = std::min({room, off_cpu, static_cast<std::uint64_t>(waiting)});
+  if (in != nullptr && waiting > 0) {
+    for (auto& f : python.functions) f.ns = static_cast<std::uint64_t>(double(f.ns) * double(kept) / waiting);
+    in->merge(python);
+  }
+  return kept;
+}
+
+/// What other threads' records explain of a window's waiting: the records of threads other than
+/// the window's, as one timeline (each instant to the innermost record, split_window's rule),
+/// counted only where the window's thread was off the CPU (each stretch by its share off it) and
+/// where no record of its own covers, held to `waited`, the waiting the window was named.
+inline std::array<std::uint64_t, cause_count> others_while_waiting(const cold_window& w, const split& own,
+                                                                    const std::vector<cause_record>& others,
+                                                                    const std::vector<off_cpu_stretch>& stretches,
+                                                                    std::uint64_t waited,
+                                                                    std::array<std::uint64_t, cause_count>& count) {
+  std::array<std::uint64_t, cause_count> out{};
+  if (others.empty() || stretches.empty() || waited == 0) return out;
+  cold_window any = w;
+  any.thread = 0;  // joins every thread's records
+  const split theirs = split_window(any, others);
+  std::array<double, cause_count> ns{};
+  double total = 0;
+  for (const split::piece& p : theirs.pieces) {
+    auto s = std::lower_bound(stretches.begin(), stretches.end(), p.start_ns,
+                              [](const off_cpu_stretch& x, std::uint64_t v) { return x.end_ns <= v; });
+    for (; s != stretches.end() && s->start_ns < p.end_ns; ++s) {
+      const std::uint64_t a = std::max(p.start_ns, s->start_ns), b = std::min(p.end_ns, s->end_ns);
+      if (a >= b) continue;
+      std::uint64_t mine = 0;  // of [a, b), what the window's own records cover (sorted, apart)
+      auto c = std::lower_bound(own.covered.begin(), own.covered.end(), a,
+                                [](const std::pair<std::uint64_t, std::uint64_t>& x, std::uint64_t v) { return x.second <= v; });
+      for (; c != own.covered.end() && c->first < b; ++c) mine += std::min(b, c->second) - std::max(a, c->first);
+      const double here = double(b - a - std::min(b - a, mine)) * s->off;
+      ns[static_cast<std::size_t>(p.what)] += here;
+      total += here;
+    }
+  }
+  const double scale = total > double(waited) ? double(waited) / total : 1.0;
+  for (std::size_t c = 0; c < cause_count; ++c) {
+    out[c] = static_cast<std::uint64_t>(ns[c] * scale);
+    if (out[c] != 0) count[c] += theirs.count[c];
+  }
+  return out;
 }
 
 /// Joins cold windows with the cause records that overlap them, and what no record covers with
 /// the CPU samples taken there: the causes of `windows`, against the steady p50 of `t`. `store`
 /// hands each window's evidence (`overlapping(w)`: the records that may fall in it,
-/// `samples_in(w)`: its thread's CPU samples; the process's cause store, detail/runtime/cause_store.hpp,
-/// or a test's); `name_of` names a sample's shared object (object_of, detail/analysis/cpu_sampler.hpp).
+/// `samples_in(w)`: its thread's CPU samples, `code_in(w)`: the Python code it ran,
+/// `others_overlapping(w)`: other threads' records, for `other_threads`; the process's
+/// cause store, detail/runtime/cause_store.hpp); `name_of` names a sample's shared object (object_of, detail/analysis/cpu_sampler.hpp).
 /// What a cause's count holds is its row's (`cause_evidence`, cause.hpp).
 template <class Store, class NameOf>
 attribution attribute(const std::vector<cold_window>& windows, const timing& t, const Store& store, NameOf&& name_of) {
   constexpr std::size_t off_cpu = static_cast<std::size_t>(cause_counting(cause_evidence::major_faults));
-  constexpr cause sampled = cause_counting(cause_evidence::cpu_samples);
   attribution a;
   const std::int64_t p50 = t.steady ? t.steady->p50.count() : 0;
   std::array<std::uint64_t, cause_count> ns{}, count{};
-  std::vector<host_code_split::object> host;
+  host_code_split host;              // every window's samples, by object or module
+  host_code_split::object waited_in;  // where Python code waited: the functions of waiting's cause
+  std::array<std::uint64_t, cause_count> others_ns{}, others_count{};  // other threads' records, while it waited
   std::int64_t call = 0, excess = 0, named = 0;
   for (const cold_window& w : windows) {
     const split sp = split_window(w, store.overlapping(w));
@@ -243,28 +355,44 @@ attribution attribute(const std::vector<cold_window>& windows, const timing& t, 
       a.spans_left_out = sp.pieces.size() - kept;
     }
     const std::vector<thread_sample> samples = store.samples_in(w);
-    const host_code_split hc = split_samples(w, sp, samples, name_of);
-    for (const auto& o : hc.objects) {
-      auto it = std::find_if(host.begin(), host.end(), [&](const auto& h) { return h.where == o.where; });
-      if (it == host.end()) host.push_back(o);
-      else it->ns += o.ns, it->samples += o.samples;
-    }
+    const code_view code = store.code_in(w);
+    const host_code_split hc = split_samples(w, sp, samples, code, name_of);
+    for (const auto& o : hc.objects) host.of(o.what, o.where).merge(o);
     const auto d = static_cast<std::int64_t>(w.end_ns - w.start_ns);
     const std::uint64_t span = w.end_ns - w.start_ns, taken = sp.named + hc.named;
-    const std::uint64_t waited = waiting_in(w, sp, samples, span > taken ? span - taken : 0);
+    std::vector<off_cpu_stretch> stretches;
+    const std::uint64_t waited =
+        waiting_in(w, sp, samples, span > taken ? span - taken : 0, code, &waited_in, &stretches);
+    const auto theirs = others_while_waiting(w, sp, store.others_overlapping(w), stretches, waited, others_count);
+    for (std::size_t c = 0; c < cause_count; ++c) others_ns[c] += theirs[c];
     ns[off_cpu] += waited;
     if (waited != 0) count[off_cpu] += w.major_faults;
     call += d;
     excess += d - p50;
     named += static_cast<std::int64_t>(taken + waited);
   }
+  const auto nanos = [](std::uint64_t v) { return std::chrono::nanoseconds{static_cast<long long>(v)}; };
+  const auto hottest = [&](std::vector<host_code_split::function>& from, std::vector<code_time>& to) {
+    std::sort(from.begin(), from.end(), [](const auto& x, const auto& y) { return x.ns > y.ns; });
+    for (std::size_t i = 0; i < from.size() && i < cause_time::functions_kept; ++i)
+      if (from[i].ns != 0) to.push_back({std::move(from[i].name), nanos(from[i].ns), from[i].samples});
+  };
+  for (std::size_t c = 0; c < cause_count; ++c) {
+    if (ns[c] == 0) continue;
+    // The time off the CPU's count: the major page faults meanwhile, its evidence.
+    a.causes.push_back({static_cast<cause>(c), nanos(ns[c]), count[c], {}, {}});
+    if (c == off_cpu) hottest(waited_in.functions, a.causes.back().functions);
+  }
+  for (auto& h : host.objects) {
+    if (h.ns == 0) continue;
+    a.causes.push_back({h.what, nanos(h.ns), h.samples, std::move(h.where), {}});
+    hottest(h.functions, a.causes.back().functions);
+  }
   for (std::size_t c = 0; c < cause_count; ++c)
-    if (ns[c] != 0)  // the time off the CPU's count: the major page faults meanwhile, its evidence
-      a.causes.push_back({static_cast<cause>(c), std::chrono::nanoseconds{static_cast<long long>(ns[c])}, count[c], {}});
-  for (auto& h : host)
-    if (h.ns != 0)
-      a.causes.push_back({sampled, std::chrono::nanoseconds{static_cast<long long>(h.ns)}, h.samples, std::move(h.where)});
-  std::sort(a.causes.begin(), a.causes.end(), [](const cause_time& x, const cause_time& y) { return x.time > y.time; });
+    if (others_ns[c] != 0) a.other_threads.push_back({static_cast<cause>(c), nanos(others_ns[c]), others_count[c], {}, {}});
+  const auto largest_first = [](const cause_time& x, const cause_time& y) { return x.time > y.time; };
+  std::sort(a.causes.begin(), a.causes.end(), largest_first);
+  std::sort(a.other_threads.begin(), a.other_threads.end(), largest_first);
   a.calls = windows.size();
   a.call = std::chrono::nanoseconds{call};
   a.excess = std::chrono::nanoseconds{excess};

@@ -248,6 +248,7 @@ inline bool seize(sample_buffer* b, const void* owner) noexcept {
 inline void release(sample_buffer* b) noexcept {
   b->armed.store(false, std::memory_order_relaxed);
   end_tick(b->tick);
+  sampler_state().tell_watcher(b->tid.load(std::memory_order_relaxed), false);
   sampler_state().give_back(b);
 }
 
@@ -299,6 +300,7 @@ class thread_sampler {
     owner_ = owner;
     thread_sampling = sampler_stage::armed;
     shared.calls_sampled.fetch_add(1, std::memory_order_relaxed);
+    shared.tell_watcher(tid, true);
     return refusal::none;
   }
 
@@ -320,6 +322,7 @@ class thread_sampler {
     if (!seize(b, owner)) return false;
     b->armed.store(false, std::memory_order_relaxed);
     end_tick(b->tick);  // a signal it raised was delivered on return
+    sampler_state().tell_watcher(b->tid.load(std::memory_order_relaxed), false);
     const std::uint32_t n = b->used.load(std::memory_order_acquire);
     out.armed_cpu_ns = b->armed_cpu_ns;
     out.user_period_ns = b->user_period_ns;

@@ -111,6 +111,13 @@ struct sampler_shared {
   std::atomic<tick_kind> used_tick{tick_kind::none};
   std::atomic<int> task_clock_refused{0};
   std::atomic<std::uint64_t> calls_sampled{0};  ///< first calls whose tick was armed
+  /// Told, on the thread that arms or ends it, when a sampled call of thread `tid` begins (true)
+  /// or ends (false); never from the handler. The Python module's code sampler
+  /// (python/code_sampler.hpp) samples those threads' Python code meanwhile.
+  std::atomic<void (*)(long tid, bool begins) noexcept> watcher{nullptr};
+  void tell_watcher(long tid, bool begins) const noexcept {
+    if (auto* f = watcher.load(std::memory_order_acquire)) f(tid, begins);
+  }
   std::mutex claim;                   ///< two threads claiming the signal at once install one handler
   std::mutex m;                       ///< guards `spare`
   std::vector<sample_buffer*> spare;  ///< buffers no call holds, to reuse

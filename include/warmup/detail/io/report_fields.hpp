@@ -26,11 +26,19 @@ struct record_fields<steady_state> {
 };
 
 template <>
+struct record_fields<code_time> {
+  static constexpr auto get() {
+    using self = code_time;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(function), WARMUP_DETAIL_FIELD(time), WARMUP_DETAIL_FIELD(count));
+  }
+};
+
+template <>
 struct record_fields<cause_time> {
   static constexpr auto get() {
     using self = cause_time;
     return std::make_tuple(WARMUP_DETAIL_FIELD(what), WARMUP_DETAIL_FIELD(time), WARMUP_DETAIL_FIELD(count),
-                           WARMUP_DETAIL_FIELD(where));
+                           WARMUP_DETAIL_FIELD(where), WARMUP_DETAIL_FIELD(functions));
   }
 };
 
@@ -48,7 +56,8 @@ struct record_fields<attribution> {
     using self = attribution;
     return std::make_tuple(WARMUP_DETAIL_FIELD(calls), WARMUP_DETAIL_FIELD(call), WARMUP_DETAIL_FIELD(excess),
                            WARMUP_DETAIL_FIELD(named), WARMUP_DETAIL_FIELD(unattributed), WARMUP_DETAIL_FIELD(causes),
-                           WARMUP_DETAIL_FIELD(spans), WARMUP_DETAIL_FIELD(spans_left_out));
+                           WARMUP_DETAIL_FIELD(spans), WARMUP_DETAIL_FIELD(spans_left_out),
+                           WARMUP_DETAIL_FIELD(other_threads));
   }
 };
 

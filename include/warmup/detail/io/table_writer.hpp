@@ -48,14 +48,16 @@ inline std::string pad(const std::string& s, std::size_t width, bool right) {
 enum class slow_calls { first, recurrences };
 
 /// Why cold calls were slow, as a head line and under it a short breakdown: one line a cause,
-/// largest first, with its share of the excess; past the first few the rest together; last what
-/// no cause explains (or by how much the named causes exceed the excess). `has_steady`: the site
+/// largest first, with its share of the excess; past the first few the rest together; then what
+/// no cause explains (or by how much the named causes exceed the excess); last what other threads
+/// did while the calls waited. `has_steady`: the site
 /// has a steady p50 (without one the excess is the whole call, and the head says so).
 ///     why: first call 297 ms over the steady p50:
 ///         module loads                 104 ms   35%  (21)
 ///         host code libc.so.6         70.8 ms   24%  (67 samples)
 ///         ...
 ///         unattributed                12.0 ms  4.0%
+///         while it waited, other threads: module loads 61.0 ms (11)
 inline std::vector<std::string> why_lines(const attribution& a, slow_calls which, bool has_steady) {
   constexpr std::size_t causes_named = 5;  // a sixth cause gets its own line rather than "1 more"
   const std::string who = which == slow_calls::first ? std::string("first call")
@@ -89,8 +91,12 @@ inline std::vector<std::string> why_lines(const attribution& a, slow_calls which
     // What the count counts is the cause's row (cause.hpp): records, CPU samples, page faults.
     std::string what(describe(c.what));
     if (by_object(c.what)) what += " " + printable(c.where, 40);
+    // In a Python process, the Python code most of it was spent in (the JSON has the rest).
+    std::string in;
+    if (!c.functions.empty())
+      in = (c.what == cause::host_code ? "; most called from " : "; most in ") + printable(c.functions.front().function, 60);
     parts.push_back({std::move(what), format_duration(c.time), share(c.time, a.excess),
-                     "(" + std::to_string(c.count) + std::string(count_unit(c.what)) + ")"});
+                     "(" + std::to_string(c.count) + std::string(count_unit(c.what)) + in + ")"});
   }
   if (cap)
     parts.push_back({std::to_string(a.causes.size() - causes_named) + " more causes", format_duration(rest), share(rest, a.excess), ""});
@@ -111,6 +117,16 @@ inline std::vector<std::string> why_lines(const attribution& a, slow_calls which
   if (a.unattributed.count() < 0)
     out.push_back("    the named causes exceed the excess by " + format_magnitude(a.unattributed) +
                   " (the steady calls spend time on them too)");
+  if (!a.other_threads.empty()) {  // not among the causes: what the waiting waited for
+    std::string line = "    while it waited, other threads: ";
+    for (std::size_t i = 0; i < a.other_threads.size() && i < causes_named; ++i) {
+      const cause_time& c = a.other_threads[i];
+      line += (i == 0 ? "" : ", ") + std::string(describe(c.what)) + " " + format_duration(c.time) + " (" +
+              std::to_string(c.count) + ")";
+    }
+    if (a.other_threads.size() > causes_named) line += ", ...";
+    out.push_back(std::move(line));
+  }
   return out;
 }
 

@@ -12,6 +12,8 @@
 #include <iterator>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -20,6 +22,7 @@
 #include "warmup/detail/causes.hpp"
 #include "warmup/detail/process.hpp"
 #include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/analysis/code_samples.hpp"
 #include "warmup/detail/analysis/cpu_samples.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -81,6 +84,8 @@ class cause_store {
  public:
   static constexpr std::size_t cap = 1u << 18;  // 8 MiB of records
   static constexpr std::size_t sample_cap = 1u << 16;
+  static constexpr std::size_t code_cap = 1u << 16;  ///< code samples (python/code_sampler.hpp)
+  static constexpr std::size_t name_cap = 1u << 12;  ///< distinct Python functions they name
 
   void add(const cause_record& r) noexcept {
     const busy_section busy;
@@ -140,6 +145,65 @@ class cause_store {
   std::string source = "off";
   /// The CPU sampler's process-wide part (detail/analysis/cpu_sampler.hpp).
   sampler_shared sampler;
+
+  /// Where the Python interpreter's code lies (set by the Python module): CPU samples there are
+  /// named by the code samples (detail/analysis/code_samples.hpp).
+  void set_interpreter(std::uintptr_t lo, std::uintptr_t hi) noexcept {
+    WARMUP_TRY {
+      std::lock_guard<std::mutex> lock(mutex_);
+      interpreter_lo_ = lo, interpreter_hi_ = hi;
+    } WARMUP_CATCH_ALL {
+    }
+  }
+
+  /// A code sample: thread `thread` ran `function` of Python module `module` at `ns`. Past
+  /// `code_cap` samples, or `name_cap` distinct functions, the sample is counted as lost.
+  void add_code_sample(std::uint64_t thread, std::uint64_t ns, std::string_view module,
+                       std::string_view function) noexcept {
+    const busy_section busy;
+    WARMUP_TRY {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (code_.size() >= code_cap) {
+        ++samples_lost_;
+        return;
+      }
+      std::string key;
+      key.reserve(module.size() + 1 + function.size());
+      key.append(module).append(1, '\0').append(function);
+      auto it = code_index_.find(key);
+      if (it == code_index_.end()) {
+        if (code_names_.size() >= name_cap) {
+          ++samples_lost_;
+          return;
+        }
+        code_names_.push_back(split_module(module, function));
+        it = code_index_.emplace(std::move(key), static_cast<std::uint32_t>(code_names_.size() - 1)).first;
+      }
+      code_.add({ns, ns + 1, thread, it->second});
+    } WARMUP_CATCH_ALL {
+    }
+  }
+
+  /// The code samples of `w`'s thread within reach of `w`, with their names and the
+  /// interpreter's code.
+  code_view code_in(const cold_window& w) const {
+    const busy_section busy;
+    std::lock_guard<std::mutex> lock(mutex_);
+    code_view v;
+    v.lo = interpreter_lo_, v.hi = interpreter_hi_;
+    if (code_.size() == 0) return v;
+    std::vector<std::uint32_t> renamed(code_names_.size(), UINT32_MAX);
+    const std::uint64_t from = w.start_ns > code_view::reach_ns ? w.start_ns - code_view::reach_ns : 0;
+    code_.each_overlapping(from, w.end_ns + code_view::reach_ns, [&](const code_sample& x) {
+      if (x.thread != w.thread || x.name >= renamed.size()) return;
+      if (renamed[x.name] == UINT32_MAX) {
+        renamed[x.name] = static_cast<std::uint32_t>(v.names.size());
+        v.names.push_back(code_names_[x.name]);
+      }
+      v.samples.push_back({x.start_ns, x.end_ns, x.thread, renamed[x.name]});
+    });
+    return v;
+  }
 
   void set_source(bool on, std::string what) noexcept {
     WARMUP_TRY {
@@ -204,6 +268,19 @@ class cause_store {
     return out;
   }
 
+  /// The records of threads other than `w`'s that overlap `w`, in order of start (what the
+  /// process's other threads did meanwhile).
+  std::vector<cause_record> others_overlapping(const cold_window& w) const {
+    const busy_section busy;
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<cause_record> out;
+    if (w.thread == 0) return out;
+    records_.each_overlapping(w.start_ns, w.end_ns, [&](const cause_record& r) {
+      if (r.thread != 0 && r.thread != w.thread) out.push_back(r);
+    });
+    return out;
+  }
+
   /// The CPU samples taken on `w`'s thread during `w`.
   std::vector<thread_sample> samples_in(const cold_window& w) const {
     const busy_section busy;
@@ -233,6 +310,9 @@ class cause_store {
     windows_.clear();
     samples_.clear();
     samples_lost_ = 0;
+    code_.clear();
+    code_names_.clear();
+    code_index_.clear();
     open_.clear();
     dropped_.store(0, std::memory_order_relaxed);
     WARMUP_TRY {
@@ -258,6 +338,10 @@ class cause_store {
   interval_set<cold_window> windows_;
   interval_set<thread_sample> samples_;
   std::uint64_t samples_lost_ = 0;
+  interval_set<code_sample> code_;
+  std::vector<code_name> code_names_;
+  std::unordered_map<std::string, std::uint32_t> code_index_;
+  std::uintptr_t interpreter_lo_ = 0, interpreter_hi_ = 0;
   std::string sampling_status_ = "off";
   std::vector<cold_window> open_;
   std::atomic<std::uint64_t> dropped_{0};
