@@ -678,6 +678,14 @@ def check_train(program, args, tmp):
         loaded = ", ".join((s["first_call_host"] or {}).get("libraries_loaded", [])) or "none"
         print(f"attribution, first {name}: {why['call'] / 1e6:.1f} ms, excess {why['excess'] / 1e6:.1f} ms, named "
               f"{why['named'] / 1e6:.1f} ms; largest: {top}; libraries loaded: {loaded}")
+        if name == "backward":  # autograd's engine thread does its loads; the caller waits (why-slow.md)
+            waiting = sum(c["time"] for c in why["causes"] if c["what"] == "waiting")
+            theirs = {c["what"]: c for c in why["other_threads"]}
+            assert waiting >= why["excess"] // 2 and ("module_load" in theirs or "lazy_kernel_load" in theirs), \
+                (why["causes"], why["other_threads"])
+            assert sum(c["time"] for c in why["other_threads"]) <= waiting, why["other_threads"]
+            print("attribution, first backward: while it waited, other threads: " +
+                  ", ".join(f"{c['what']} {c['time'] / 1e6:.1f} ms ({c['count']})" for c in why["other_threads"]))
 
 
 def check_allocator(program, args, tmp):

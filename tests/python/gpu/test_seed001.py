@@ -63,3 +63,15 @@ def test_prewarm_leaves_a_warm_first_iteration(runs):
     h = host(runs["prewarm"], "iteration")
     assert h["first"] < 5 * h["steady"]["p50"], (h["first"], h["steady"]["p50"])
     assert host(runs["prewarm"], "iteration (prewarm)")["calls"] >= 20
+
+
+def test_the_first_backward_names_what_the_engine_thread_did(runs):
+    # backward runs on autograd's engine thread: its caller waits, and the engine's loads are
+    # named apart, as what the waiting waited for (docs/why-slow.md, "Work on other threads").
+    why = host(runs["sgd_attributed"], "backward")["first_call_causes"]
+    waiting = sum(c["time"] for c in why["causes"] if c["what"] == "waiting")
+    assert waiting >= 0.5 * why["excess"], why["causes"]
+    others = {c["what"]: c for c in why["other_threads"]}
+    assert "module_load" in others or "lazy_kernel_load" in others, why["other_threads"]
+    assert sum(c["time"] for c in why["other_threads"]) <= waiting
+    assert not {"module_load", "lazy_kernel_load"} & {c["what"] for c in why["causes"]}  # none the caller's own
