@@ -73,6 +73,9 @@ class code_sampler {
   /// At import: the interpreter's code goes to the cause store, and the CPU sampler tells this
   /// one when a thread's sampled first call begins and ends. Once per process.
   void install() {
+#ifdef Py_GIL_DISABLED
+    return;  // no lock keeps another thread's frames still: its Python code stays unnamed
+#endif
     const auto [lo, hi] = code_of_object_holding(reinterpret_cast<const void*>(&PyEval_EvalCode));
     warmup::detail::cause_records().set_interpreter(lo, hi);
     static const bool forks_handled = pthread_atfork([] { get().m_.lock(); }, [] { get().m_.unlock(); },
