@@ -210,3 +210,35 @@ def test_exit_and_fork_inside_a_sampled_first_call(tmp_path):
     assert "child 0" in r.stdout
     names = {s["name"] for s in json.loads(path.read_text())["sites"]}
     assert {"names.parent", "names.open_at_exit"} <= names
+
+
+def test_no_blocking_call_of_a_sampled_first_call_is_cut_short(tmp_path):
+    # The EINTR promise of the CPU sampler (docs/why-slow.md) with the code sampler running too:
+    # libc's own calls (through ctypes, so Python's retry on EINTR hides nothing) wait their
+    # whole time inside a sampled first call of a thread that also runs Python code.
+    r = run_python("""
+        import ctypes, ctypes.util, os, time, warmup
+        from pkg.sub import slow
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+
+        class pollfd(ctypes.Structure):
+            _fields_ = [("fd", ctypes.c_int), ("events", ctypes.c_short), ("revents", ctypes.c_short)]
+
+        class timespec(ctypes.Structure):
+            _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
+
+        read_end, _ = os.pipe()
+        with warmup.region("names.blocking"):
+            slow.spin(300_000)  # the code sampler is running
+            p = pollfd(read_end, 1, 0)
+            t0 = time.monotonic()
+            polled = libc.poll(ctypes.byref(p), 1, 200)
+            polled_errno, waited = ctypes.get_errno(), time.monotonic() - t0
+            slept = libc.nanosleep(ctypes.byref(timespec(0, 100_000_000)), None)
+            slow.spin(300_000)
+        why = warmup.snapshot().find("names.blocking").host.first_call_causes
+        print(polled, polled_errno, slept, ctypes.get_errno(), waited >= 0.2,
+              any(c.what == "python_code" for c in why.causes))
+        """, tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["0", "0", "0", "0", "True", "True"], r.stdout
