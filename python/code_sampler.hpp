@@ -177,7 +177,6 @@ class code_sampler {
       note(tid, now, frame);
       Py_DECREF(frame);
     }
-    PyErr_Clear();  // a name that could not be read is no error of the program's
     PyGILState_Release(held);
   }
 
@@ -188,6 +187,7 @@ class code_sampler {
     PyObject* function = code->co_qualname;
 #else
     PyObject* globals = PyObject_GetAttrString(reinterpret_cast<PyObject*>(frame), "f_globals");
+    if (globals == nullptr) PyErr_Clear();
     PyObject* function = code->co_name;
 #endif
     PyObject* module = globals != nullptr && PyDict_Check(globals) ? PyDict_GetItemString(globals, "__name__") : nullptr;
@@ -197,9 +197,12 @@ class code_sampler {
     Py_DECREF(code);
   }
 
+  /// A str's UTF-8, or "?" for what has none (a lone surrogate): a name, never an error raised
+  /// in the program's thread state.
   static std::string_view text_of(PyObject* s) noexcept {
     Py_ssize_t n = 0;
     const char* t = s != nullptr && PyUnicode_Check(s) ? PyUnicode_AsUTF8AndSize(s, &n) : nullptr;
+    if (t == nullptr) PyErr_Clear();
     return t != nullptr ? std::string_view{t, static_cast<std::size_t>(n)} : std::string_view{"?"};
   }
 

@@ -334,3 +334,16 @@ TEST_CASE("the table's setup line: module loading, JIT cache, attribution and CP
   warmup::print(r, without);
   CHECK(without.str().find("module loading") == std::string::npos);
 }
+
+TEST_CASE("the header line describes the device: its name, number, architecture, SMs and versions") {
+  warmup::report r;
+  warmup::device_description d;
+  d.index = 1;
+  d.name = "NVIDIA H200";
+  d.compute_major = 9, d.compute_minor = 0;
+  d.multiprocessors = 132;
+  d.driver_version = 13000, d.runtime_version = 12080;
+  r.device = d;
+  CHECK(table_of(r).find("warmup report: NVIDIA H200 (device 1, sm_90, 132 SMs), driver 13.0, runtime 12.8") !=
+        std::string::npos);
+}

@@ -242,3 +242,19 @@ def test_no_blocking_call_of_a_sampled_first_call_is_cut_short(tmp_path):
         """, tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["0", "0", "0", "0", "True", "True"], r.stdout
+
+
+def test_odd_module_names_are_named_never_raised(tmp_path):
+    # Code whose globals' __name__ is no str names its file; one whose name has no UTF-8 (a lone
+    # surrogate) is "?": the program's own thread never sees an error of the sampler's.
+    r = run_python(r'''
+        import json, warmup
+        spin = "t = 0\nfor i in range(1_200_000):\n    t += i % 7\n"
+        with warmup.region("names.odd"):
+            exec(compile(spin, "generated_by_test.py", "exec"), {"__name__": 5})
+            exec(compile(spin, "surrogate.py", "exec"), {"__name__": "bad\ud800name"})
+        print(warmup.snapshot().to_json())
+        ''', tmp_path)
+    assert r.returncode == 0, r.stderr
+    py = python_causes(causes_of(json.loads(r.stdout), "names.odd"))
+    assert {"generated_by_test.py", "?"} <= set(py), py.keys()
