@@ -126,7 +126,8 @@ struct attribution {
   /// report of many sites stays small.
   static constexpr std::size_t span_limit = 512;
   /// What the process's other threads did while the calls waited (CUPTI's records of theirs:
-  /// PyTorch's backward loads its kernels on its engine thread), largest first. Kept apart from
+  /// PyTorch's backward loads its kernels on its engine thread; with CPU sampling, their samples
+  /// as `host_code` by object), largest first. Kept apart from
   /// `causes`, which they do not add to: they say why the time `waiting` names was spent waiting,
   /// and only where the call was off the CPU, so that a thread working beside a busy call is not
   /// blamed for it.

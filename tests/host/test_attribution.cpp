@@ -670,13 +670,23 @@ TEST_CASE("a tick's signal names no buffer by a negative descriptor, not even a 
   siginfo_t info{};
   info.si_code = POLL_IN;
   info.si_fd = -1;
-  CHECK(d::buffer_signalled(&info) == nullptr);
+  const long me = static_cast<long>(d::this_thread_id());
+  CHECK(d::buffer_signalled(&info, me) == nullptr);
   info.si_code = POLL_HUP;
-  CHECK(d::buffer_signalled(&info) == nullptr);
+  CHECK(d::buffer_signalled(&info, me) == nullptr);
   // The same buffer as a task clock's, descriptor 1000: its signal names it.
   b->fd.store(1000);
   info.si_fd = 1000;
-  CHECK(d::buffer_signalled(&info) == b);
+  CHECK(d::buffer_signalled(&info, me) == b);
+  // A timer's signal names its buffer on the thread it samples; the other threads' buffer of a
+  // call, on any thread but the caller's.
+  info.si_code = SI_TIMER;
+  info.si_value.sival_ptr = b;
+  CHECK(d::buffer_signalled(&info, me) == b);
+  CHECK(d::buffer_signalled(&info, me + 1) == nullptr);
+  b->any_thread.store(true);
+  CHECK(d::buffer_signalled(&info, me) == nullptr);
+  CHECK(d::buffer_signalled(&info, me + 1) == b);
   d::sampler_state().give_back(b);
 }
 
@@ -747,4 +757,33 @@ TEST_CASE("what other threads did while a first call waited is kept apart, and o
   cold_window busy{t2, t2 + 100 * ms, caller};  // on the CPU all along: the engine's loads are no wait of its
   busy.cpu_start_ns = 3'000 * ms, busy.cpu_end_ns = busy.cpu_start_ns + 100 * ms;
   CHECK(attribute({busy}, t).other_threads.empty());
+}
+
+TEST_CASE("other threads' CPU samples name a call's waiting by object, only where it waited and nothing covers") {
+  namespace d = warmup::detail;
+  const std::uint64_t ms = 1'000'000, t0 = 1'000 * ms;
+  d::split own;                                      // the caller's records: 40-50 ms
+  own.covered = {{t0 + 40 * ms, t0 + 50 * ms}};
+  d::split theirs;                                   // the other threads' records: 60-70 ms
+  theirs.covered = {{t0 + 60 * ms, t0 + 70 * ms}};
+  const std::vector<d::off_cpu_stretch> stretches = {{t0, t0 + 80 * ms, 0.5}};  // half of it off the CPU
+  const auto at = [&](std::uint64_t t, std::uintptr_t pc) {
+    d::thread_sample x{t0 + t * ms, t0 + t * ms + 1, pc, 9, 4 * ms};
+    x.for_others = true;
+    return x;
+  };
+  const std::vector<d::thread_sample> samples = {at(10, 1), at(20, 2), at(45, 1), at(65, 1), at(90, 1)};
+  const auto name = [](std::uintptr_t pc) { return pc == 1 ? std::string("liba.so") : std::string("libb.so"); };
+  const auto hc = d::others_samples_while_waiting(own, theirs, samples, stretches, 100 * ms, name);
+  REQUIRE(hc.objects.size() == 2);  // 45: the caller's own record; 65: theirs; 90: past its waiting
+  CHECK(hc.objects[0].where == "liba.so");
+  CHECK(hc.objects[0].ns == 2 * ms);  // 4 ms of the other thread's CPU, half of it while the call waited
+  CHECK(hc.objects[0].samples == 1);
+  CHECK(hc.objects[1].ns == 2 * ms);
+  CHECK(hc.named == 4 * ms);
+  const auto held = d::others_samples_while_waiting(own, theirs, samples, stretches, 1 * ms, name);
+  CHECK(held.named <= 1 * ms);  // held to what their records left of the waiting
+  CHECK(held.named >= 1 * ms - 2);
+  const std::vector<d::off_cpu_stretch> busy;  // the call never left the CPU
+  CHECK(d::others_samples_while_waiting(own, theirs, samples, busy, 100 * ms, name).objects.empty());
 }

@@ -17,6 +17,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -491,4 +493,94 @@ TEST_CASE("with sampling, a first call's time is named: its CPU by object, the r
   // A call that ran once has no steady p50: its excess is all of it, and 95% of it is named.
   CHECK(why.named * 100 >= why.excess * 95);
   partition::check_first(why, s->host);
+}
+
+namespace {
+/// A first call on this thread that waits for a worker (made before it) to spin `ns` of CPU in the
+/// test plugin's code.
+warmup::attribution waits_on_a_worker(const std::string& name, long long ns) {
+  spin_fn spin = plugin_spin();
+  std::mutex m;
+  std::condition_variable cv;
+  bool go = false, done = false;
+  std::thread worker([&] {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return go; });
+    lock.unlock();
+    spin(ns);
+    lock.lock();
+    done = true;
+    cv.notify_all();
+  });
+  {
+    warmup::region_scope s{name};
+    {
+      const std::lock_guard<std::mutex> lock(m);
+      go = true;
+    }
+    cv.notify_all();
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return done; });
+  }
+  worker.join();
+  const warmup::report r = warmup::snapshot();
+  const auto* s = r.find(warmup::op_kind::region, name);
+  REQUIRE((s && s->host.first_call_causes));
+  std::ostringstream table;
+  warmup::print(r, table);
+  INFO(table.str());
+  return *s->host.first_call_causes;
+}
+
+std::chrono::nanoseconds total(const std::vector<warmup::cause_time>& causes, warmup::cause what) {
+  std::chrono::nanoseconds t{};
+  for (const auto& c : causes) t += c.what == what ? c.time : std::chrono::nanoseconds{};
+  return t;
+}
+}  // namespace
+
+// The same where the call did not wait (busy beside the worker) is tests/host/test_attribution.cpp's:
+// on a loaded machine a busy caller may still wait for a worker that ran late.
+TEST_CASE("a first call that waits on a worker names what the worker did meanwhile, apart from its causes") {
+  warmup::set_cpu_sampling(200us);
+  const warmup::attribution why = waits_on_a_worker("sampling.waits_on_a_worker", 60'000'000);
+  const auto waiting = total(why.causes, warmup::cause::waiting);
+  INFO("waiting " << waiting.count() << " ns");
+  CHECK(waiting >= 40ms);
+  CHECK(host_code_in(why, "libwarmup_test_plugin.so") == nullptr);  // the worker's CPU, not the caller's
+  warmup::attribution theirs;  // host_code_in reads `causes`
+  theirs.causes = why.other_threads;
+  const auto* in_plugin = host_code_in(theirs, "libwarmup_test_plugin.so");
+  REQUIRE(in_plugin != nullptr);
+  // The worker's timer ticks at the kernel's tick (4 or 10 ms): a few samples, each standing for
+  // the CPU since the one before; never more than the caller waited.
+  CHECK(in_plugin->count >= 3u);
+  CHECK(in_plugin->time >= 25ms);
+  CHECK(total(why.other_threads, warmup::cause::host_code) <= waiting);
+}
+
+TEST_CASE("another thread blocked while a first call is sampled is never interrupted by its timer") {
+  warmup::set_cpu_sampling(200us);
+  spin_fn spin = plugin_spin();
+  int n = 0;
+  for (const blocking_kind& kind : blocking_calls) {
+    std::atomic<bool> blocked{false};
+    int error = -1;
+    std::chrono::nanoseconds took{};
+    std::thread other([&] {
+      blocked = true;
+      const auto t0 = std::chrono::steady_clock::now();
+      error = kind.call(150ms);
+      took = std::chrono::steady_clock::now() - t0;
+    });
+    while (!blocked) std::this_thread::yield();
+    {
+      warmup::region_scope s{"sampling.beside_a_blocked_thread." + std::to_string(n++)};  // its timers on `other` too
+      spin(30'000'000);
+    }
+    other.join();
+    INFO(kind.name << ": " << took.count() << " ns");
+    CHECK(error == 0);  // not EINTR: it waited its whole timeout
+    CHECK(took >= 150ms);
+  }
 }

@@ -121,6 +121,10 @@ struct thread_sample {
   /// The call's ticks went uncounted after this, its last sample (sampled_call::cut_short): the
   /// CPU time after it is unknown.
   bool cut_after = false;
+  /// Taken by another call's timer on this thread (cpu_sampler.hpp, `arm_others`): what the
+  /// thread did while that call waited, never one of this thread's own calls' samples (its own
+  /// tick samples those), so that no CPU time counts twice.
+  bool for_others = false;
 };
 
 /// The CPU time of a window that no record covers, by shared object, or by Python module where
@@ -292,16 +296,12 @@ inline std::uint64_t waiting_in(const cold_window& w, const split& records, cons
 /// the window's, as one timeline (each instant to the innermost record, split_window's rule),
 /// counted only where the window's thread was off the CPU (each stretch by its share off it) and
 /// where no record of its own covers, held to `waited`, the waiting the window was named.
-inline std::array<std::uint64_t, cause_count> others_while_waiting(const cold_window& w, const split& own,
-                                                                    const std::vector<cause_record>& others,
+inline std::array<std::uint64_t, cause_count> others_while_waiting(const split& own, const split& theirs,
                                                                     const std::vector<off_cpu_stretch>& stretches,
                                                                     std::uint64_t waited,
                                                                     std::array<std::uint64_t, cause_count>& count) {
   std::array<std::uint64_t, cause_count> out{};
-  if (others.empty() || stretches.empty() || waited == 0) return out;
-  cold_window any = w;
-  any.thread = 0;  // joins every thread's records
-  const split theirs = split_window(any, others);
+  if (theirs.pieces.empty() || stretches.empty() || waited == 0) return out;
   std::array<double, cause_count> ns{};
   double total = 0;
   for (const split::piece& p : theirs.pieces) {
@@ -327,11 +327,41 @@ inline std::array<std::uint64_t, cause_count> others_while_waiting(const cold_wi
   return out;
 }
 
+/// What other threads' CPU samples explain of a window's waiting, by shared object: each sample
+/// taken while the window's thread was off the CPU (by that stretch's share off it), where no
+/// record of that time names it (theirs or the window's own), held to `room`: the waiting their
+/// records left.
+template <class NameOf>
+host_code_split others_samples_while_waiting(const split& own, const split& theirs,
+                                             const std::vector<thread_sample>& samples,
+                                             const std::vector<off_cpu_stretch>& stretches, std::uint64_t room,
+                                             NameOf&& name_of) {
+  host_code_split out;
+  if (samples.empty() || stretches.empty() || room == 0) return out;
+  double total = 0;
+  std::vector<std::pair<std::size_t, double>> taken;  // (object's index, its share): objects may move
+  for (const thread_sample& x : samples) {
+    const auto s = std::lower_bound(stretches.begin(), stretches.end(), x.start_ns,
+                                    [](const off_cpu_stretch& v, std::uint64_t t) { return v.end_ns <= t; });
+    if (s == stretches.end() || s->start_ns > x.start_ns || own.covers(x.start_ns) || theirs.covers(x.start_ns)) continue;
+    const double here = double(x.weight_ns) * s->off;
+    host_code_split::object& o = out.of(cause::host_code, name_of(x.pc));
+    o.add(0, 1, nullptr);
+    taken.emplace_back(static_cast<std::size_t>(&o - out.objects.data()), here);
+    total += here;
+  }
+  const double scale = total > double(room) ? double(room) / total : 1.0;
+  for (const auto& [i, here] : taken) out.objects[i].ns += static_cast<std::uint64_t>(here * scale);
+  for (const auto& o : out.objects) out.named += o.ns;
+  return out;
+}
+
 /// Joins cold windows with the cause records that overlap them, and what no record covers with
 /// the CPU samples taken there: the causes of `windows`, against the steady p50 of `t`. `store`
 /// hands each window's evidence (`overlapping(w)`: the records that may fall in it,
 /// `samples_in(w)`: its thread's CPU samples, `code_in(w)`: the Python code it ran,
-/// `others_overlapping(w)`: other threads' records, for `other_threads`; the process's
+/// `others_overlapping(w)` and `others_samples_in(w)`: other threads' records and CPU samples, for
+/// `other_threads`; the process's
 /// cause store, detail/runtime/cause_store.hpp); `name_of` names a sample's shared object (object_of, detail/analysis/cpu_sampler.hpp).
 /// What a cause's count holds is its row's (`cause_evidence`, cause.hpp).
 template <class Store, class NameOf>
@@ -343,6 +373,7 @@ attribution attribute(const std::vector<cold_window>& windows, const timing& t, 
   host_code_split host;              // every window's samples, by object or module
   host_code_split::object waited_in;  // where Python code waited: the functions of waiting's cause
   std::array<std::uint64_t, cause_count> others_ns{}, others_count{};  // other threads' records, while it waited
+  host_code_split others_host;                                         // and their CPU samples
   std::int64_t call = 0, excess = 0, named = 0;
   for (const cold_window& w : windows) {
     const split sp = split_window(w, store.overlapping(w));
@@ -363,8 +394,15 @@ attribution attribute(const std::vector<cold_window>& windows, const timing& t, 
     std::vector<off_cpu_stretch> stretches;
     const std::uint64_t waited =
         waiting_in(w, sp, samples, span > taken ? span - taken : 0, code, &waited_in, &stretches);
-    const auto theirs = others_while_waiting(w, sp, store.others_overlapping(w), stretches, waited, others_count);
-    for (std::size_t c = 0; c < cause_count; ++c) others_ns[c] += theirs[c];
+    cold_window any = w;
+    any.thread = 0;  // other threads' records, as one timeline
+    const split theirs = split_window(any, store.others_overlapping(w));
+    const auto by_records = others_while_waiting(sp, theirs, stretches, waited, others_count);
+    std::uint64_t left = waited;
+    for (std::size_t c = 0; c < cause_count; ++c) others_ns[c] += by_records[c], left -= std::min(left, by_records[c]);
+    const host_code_split by_samples =
+        others_samples_while_waiting(sp, theirs, store.others_samples_in(w), stretches, left, name_of);
+    for (const auto& o : by_samples.objects) others_host.of(o.what, o.where).merge(o);
     ns[off_cpu] += waited;
     if (waited != 0) count[off_cpu] += w.major_faults;
     call += d;
@@ -390,6 +428,8 @@ attribution attribute(const std::vector<cold_window>& windows, const timing& t, 
   }
   for (std::size_t c = 0; c < cause_count; ++c)
     if (others_ns[c] != 0) a.other_threads.push_back({static_cast<cause>(c), nanos(others_ns[c]), others_count[c], {}, {}});
+  for (auto& h : others_host.objects)
+    if (h.ns != 0) a.other_threads.push_back({h.what, nanos(h.ns), h.samples, std::move(h.where), {}});
   const auto largest_first = [](const cause_time& x, const cause_time& y) { return x.time > y.time; };
   std::sort(a.causes.begin(), a.causes.end(), largest_first);
   std::sort(a.other_threads.begin(), a.other_threads.end(), largest_first);

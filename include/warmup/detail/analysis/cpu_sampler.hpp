@@ -23,18 +23,24 @@
 ///
 /// The sample is the leaf frame: time spent in libc or the dynamic loader on behalf of a library
 /// counts as libc's or the loader's; with the task clock, CPU time in the kernel is the kernel's.
+///
+/// The process's other threads are sampled too, for the same span (`arm_others`): a first call
+/// may wait on them, and what they ran meanwhile is named apart (`attribution::other_threads`).
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -78,12 +84,13 @@ inline std::uint64_t clock_ns(clockid_t which) noexcept {
 /// The buffer a tick is for: a CPU-clock timer's signal carries it, a task clock's names its
 /// descriptor; either way it must sample the thread the signal reached (a signal of the
 /// program's, a stray one, or a stale descriptor number's names none).
-inline sample_buffer* buffer_signalled(const siginfo_t* info) noexcept {
+inline sample_buffer* buffer_signalled(const siginfo_t* info, long tid) noexcept {
   if (info == nullptr) return nullptr;
-  const long tid = static_cast<long>(::syscall(SYS_gettid));
   if (info->si_code == SI_TIMER) {
     auto* b = static_cast<sample_buffer*>(info->si_value.sival_ptr);
-    return b != nullptr && sampler_state().known(b) && b->tid.load(std::memory_order_relaxed) == tid ? b : nullptr;
+    if (b == nullptr || !sampler_state().known(b)) return nullptr;
+    const bool caller = b->tid.load(std::memory_order_relaxed) == tid;
+    return caller != b->any_thread.load(std::memory_order_relaxed) ? b : nullptr;  // the others' never the caller's
   }
   if (info->si_code == POLL_IN || info->si_code == POLL_HUP) return sampler_state().with_fd(info->si_fd, tid);
   return nullptr;
@@ -92,14 +99,26 @@ inline sample_buffer* buffer_signalled(const siginfo_t* info) noexcept {
 /// The handler: async-signal-safe (clock_gettime, gettid and atomics on memory that is never freed).
 inline void on_cpu_sample(int, siginfo_t* info, void* context) noexcept {
   const int saved = errno;
-  sample_buffer* b = buffer_signalled(info);
+  const long tid = static_cast<long>(::syscall(SYS_gettid));
+  sample_buffer* b = buffer_signalled(info, tid);
   if (b != nullptr && b->magic == sample_buffer::tag && b->armed.load(std::memory_order_relaxed)) {
-    const std::uint32_t i = b->used.load(std::memory_order_relaxed);
-    if (i < sample_buffer::capacity) {
-      b->samples[i] = {clock_ns(CLOCK_MONOTONIC), interrupted_pc(context), clock_ns(CLOCK_THREAD_CPUTIME_ID)};
-      b->used.store(i + 1, std::memory_order_release);
-    } else {
-      b->lost.fetch_add(1, std::memory_order_relaxed);
+    const cpu_sample x{clock_ns(CLOCK_MONOTONIC), interrupted_pc(context), clock_ns(CLOCK_THREAD_CPUTIME_ID), tid};
+    if (!b->any_thread.load(std::memory_order_relaxed)) {  // the caller's own: one writer, this thread
+      const std::uint32_t i = b->used.load(std::memory_order_relaxed);
+      if (i < sample_buffer::capacity) {
+        b->samples[i] = x;
+        b->used.store(i + 1, std::memory_order_release);
+      } else {
+        b->lost.fetch_add(1, std::memory_order_relaxed);
+      }
+    } else {  // other threads': handlers on several threads at once
+      const std::uint32_t i = b->used.fetch_add(1, std::memory_order_relaxed);
+      if (i < sample_buffer::capacity) {
+        b->samples[i] = x;
+        b->written.fetch_add(1, std::memory_order_release);
+      } else {
+        b->lost.fetch_add(1, std::memory_order_relaxed);
+      }
     }
   }
   errno = saved;
@@ -237,6 +256,92 @@ inline std::string refusal_text(refusal r) {
 enum class sampler_stage : unsigned char { none, idle, armed, gone };
 inline thread_local sampler_stage thread_sampling = sampler_stage::none;
 
+/// The CPU clock of thread `tid` of this process: Linux's encoding of a thread's clock id, as
+/// pthread_getcpuclockid makes it for a pthread_t (the library knows the thread by its id only).
+inline clockid_t thread_cpu_clock(long tid) noexcept {
+  return static_cast<clockid_t>((~static_cast<std::uint32_t>(tid) << 3) | 6u);  // per thread, scheduler time
+}
+
+/// What the process's other threads do while a call is sampled (a first call may wait on them:
+/// PyTorch's backward runs on its engine thread): a timer on each one's CPU clock, made at the
+/// call's start (at most `sample_buffer::others_max`; threads made later are not sampled),
+/// signalling that thread into one buffer of their own, owned by the caller's buffer `own`.
+/// Like the caller's tick, a timer on a CPU clock fires only while its thread runs, so no
+/// blocking call of another thread is cut short either. The directory read is the library's own
+/// descriptor, closed at once.
+inline void arm_others(sample_buffer* own, long self, std::uint64_t interval_ns) noexcept {
+  sampler_shared& shared = sampler_state();
+  sample_buffer* o = shared.take();
+  if (o == nullptr) return;
+  o->used.store(0, std::memory_order_relaxed);
+  o->lost.store(0, std::memory_order_relaxed);
+  o->written.store(0, std::memory_order_relaxed);
+  o->user_period_ns = 0;
+  o->others = 0;
+  o->tid.store(self, std::memory_order_relaxed);
+  o->fd.store(-1, std::memory_order_relaxed);
+  o->any_thread.store(true, std::memory_order_relaxed);
+  o->owner.store(own, std::memory_order_release);
+  if (DIR* dir = ::opendir("/proc/self/task")) {
+    while (const dirent* e = ::readdir(dir)) {
+      const long tid = std::strtol(e->d_name, nullptr, 10);
+      if (tid <= 0 || tid == self) continue;
+      if (o->others == sample_buffer::others_max) break;
+      const clockid_t its_clock = thread_cpu_clock(tid);
+      timespec now{};
+      if (::clock_gettime(its_clock, &now) != 0) continue;  // gone since
+      sigevent ev = sample_signal_to(tid, o);
+      timer_t timer{};
+      if (::timer_create(its_clock, &ev, &timer) != 0) continue;
+      o->other_tid[o->others] = tid;
+      o->other_timer[o->others] = timer;
+      o->other_cpu0[o->others] = static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(now.tv_nsec);
+      ++o->others;
+    }
+    ::closedir(dir);
+  }
+  o->armed.store(true, std::memory_order_release);
+  itimerspec every{};
+  every.it_interval.tv_sec = every.it_value.tv_sec = static_cast<time_t>(interval_ns / 1'000'000'000u);
+  every.it_interval.tv_nsec = every.it_value.tv_nsec = static_cast<long>(interval_ns % 1'000'000'000u);
+  for (std::uint32_t i = 0; i < o->others; ++i) (void)::timer_settime(o->other_timer[i], 0, &every, nullptr);
+}
+
+/// Ends the other threads' timers of the call whose buffer is `own` and, where `out` is given,
+/// hands over their samples, each thread's apart. A signal raised before a timer ended may still
+/// be in a handler on its thread: its sample is waited for, briefly, or left out.
+inline void end_others(sample_buffer* own, std::vector<other_thread_samples>* out) noexcept {
+  // The buffer `own` owns: never `own` itself, which names itself as its owner once seized.
+  sampler_shared& shared = sampler_state();
+  sample_buffer* o = nullptr;
+  const std::uint32_t made = shared.made.load(std::memory_order_acquire);
+  for (std::uint32_t i = 0; i < made && i < sampler_shared::max_buffers && o == nullptr; ++i) {
+    sample_buffer* b = shared.buffers[i].load(std::memory_order_relaxed);
+    if (b != nullptr && b != own && b->any_thread.load(std::memory_order_relaxed) &&
+        b->owner.load(std::memory_order_acquire) == own)
+      o = b;
+  }
+  const void* expected = own;
+  if (o == nullptr || !o->owner.compare_exchange_strong(expected, o, std::memory_order_acq_rel)) return;
+  o->armed.store(false, std::memory_order_relaxed);
+  for (std::uint32_t i = 0; i < o->others; ++i) (void)::timer_delete(o->other_timer[i]);
+  const std::uint32_t n = std::min(o->used.load(std::memory_order_acquire), sample_buffer::capacity);
+  for (int spins = 0; o->written.load(std::memory_order_acquire) < n && spins < 1000; ++spins) ::sched_yield();
+  if (out != nullptr && o->written.load(std::memory_order_acquire) >= n) {
+    WARMUP_TRY {
+      for (std::uint32_t t = 0; t < o->others; ++t) {
+        other_thread_samples each{o->other_tid[t], o->other_cpu0[t], {}};
+        for (std::uint32_t i = 0; i < n; ++i)
+          if (o->samples[i].tid == each.tid) each.samples.push_back(o->samples[i]);
+        if (!each.samples.empty()) out->push_back(std::move(each));
+      }
+    } WARMUP_CATCH_ALL {
+      out->clear();
+    }
+  }
+  shared.give_back(o);
+}
+
 /// Takes `b` from `owner`'s call to end its tick: true for the one caller that does (the
 /// sampled thread, the thread that ended the call elsewhere, or the thread's exit).
 inline bool seize(sample_buffer* b, const void* owner) noexcept {
@@ -248,6 +353,7 @@ inline bool seize(sample_buffer* b, const void* owner) noexcept {
 inline void release(sample_buffer* b) noexcept {
   b->armed.store(false, std::memory_order_relaxed);
   end_tick(b->tick);
+  end_others(b, nullptr);
   sampler_state().tell_watcher(b->tid.load(std::memory_order_relaxed), false);
   sampler_state().give_back(b);
 }
@@ -300,6 +406,7 @@ class thread_sampler {
     owner_ = owner;
     thread_sampling = sampler_stage::armed;
     shared.calls_sampled.fetch_add(1, std::memory_order_relaxed);
+    arm_others(b, tid, interval_ns);
     shared.tell_watcher(tid, true);
     return refusal::none;
   }
@@ -322,6 +429,7 @@ class thread_sampler {
     if (!seize(b, owner)) return false;
     b->armed.store(false, std::memory_order_relaxed);
     end_tick(b->tick);  // a signal it raised was delivered on return
+    end_others(b, &out.others);
     sampler_state().tell_watcher(b->tid.load(std::memory_order_relaxed), false);
     const std::uint32_t n = b->used.load(std::memory_order_acquire);
     out.armed_cpu_ns = b->armed_cpu_ns;

@@ -28,6 +28,7 @@ struct cpu_sample {
   std::uint64_t ns = 0;
   std::uintptr_t pc = 0;
   std::uint64_t cpu_ns = 0;
+  long tid = 0;  ///< the thread interrupted (gettid)
 };
 
 /// The program counter that stands for the kernel: CPU time a task clock's ticks found the
@@ -66,7 +67,7 @@ struct tick_handle {
 /// A sampled call's samples and its tick, from the call's start to its end. Never freed: a
 /// signal raised before the tick's end may still name it; reused by later calls.
 struct sample_buffer {
-  static constexpr std::uint64_t tag = 0x77726d7570736d33ull;  // "wrmupsm3": a buffer of this layout
+  static constexpr std::uint64_t tag = 0x77726d7570736d34ull;  // "wrmupsm4": a buffer of this layout
   static constexpr std::uint32_t capacity = 4096;             // 4 s of CPU at 1 ms
   std::uint64_t magic = tag;
   std::atomic<bool> armed{false};
@@ -80,7 +81,25 @@ struct sample_buffer {
   /// two samples beyond one period was spent in the kernel. 0: samples stand for all CPU time.
   std::uint64_t user_period_ns = 0;
   tick_handle tick;  ///< under the owner's hands only (the thread that took the buffer, or its end)
+  /// The other threads' buffer of a sampled call (cpu_sampler.hpp, `other_ticks`): signals of
+  /// every thread but `tid` count, appended by several handlers at once (`used` taken by
+  /// fetch_add, `written` counted once a sample's fields are stored).
+  std::atomic<bool> any_thread{false};
+  std::atomic<std::uint32_t> written{0};
+  static constexpr std::uint32_t others_max = 64;  ///< other threads sampled in one call, at most
+  std::uint32_t others = 0;
+  long other_tid[others_max]{};
+  timer_t other_timer[others_max]{};
+  std::uint64_t other_cpu0[others_max]{};  ///< each one's CPU clock when its timer was made
   cpu_sample samples[capacity]{};
+};
+
+/// The samples another thread gave while a call was sampled, and its CPU clock when its timer
+/// was made (each sample stands for the CPU time since the one before, the first since then).
+struct other_thread_samples {
+  long tid = 0;
+  std::uint64_t armed_cpu_ns = 0;
+  std::vector<cpu_sample> samples;
 };
 
 /// One sampled call's samples, as `thread_sampler::end` hands them over.
@@ -92,6 +111,7 @@ struct sampled_call {
   /// Ticks went uncounted (the buffer full, the signal blocked or taken by the program): the CPU
   /// time after the last sample is unknown, not the kernel's.
   bool cut_short = false;
+  std::vector<other_thread_samples> others;  ///< the process's other threads meanwhile
 };
 
 /// The process's sampling state, shared by every copy of the library (it lives in the cause
@@ -176,6 +196,8 @@ struct sampler_shared {
   /// Frees a buffer whose tick is closed. `locked`: the caller holds `m` (a forked child).
   void give_back(sample_buffer* b, bool locked = false) noexcept {
     b->armed.store(false, std::memory_order_relaxed);
+    b->any_thread.store(false, std::memory_order_relaxed);
+    b->others = 0;
     b->fd.store(-1, std::memory_order_relaxed);
     b->tid.store(0, std::memory_order_relaxed);
     b->tick = tick_handle{};

@@ -122,6 +122,20 @@ inline tick_open open_task_clock(tick_handle& t, std::uint64_t interval_ns, long
 }
 #endif
 
+/// A timer's notification: `sample_signal` to thread `tid`, carrying buffer `b`.
+inline sigevent sample_signal_to(long tid, sample_buffer* b) noexcept {
+  sigevent ev{};
+  ev.sigev_notify = SIGEV_THREAD_ID;
+  ev.sigev_signo = sample_signal;
+  ev.sigev_value.sival_ptr = b;
+#if defined(sigev_notify_thread_id)
+  ev.sigev_notify_thread_id = static_cast<pid_t>(tid);
+#else
+  ev._sigev_un._tid = static_cast<pid_t>(tid);
+#endif
+  return ev;
+}
+
 /// Makes a tick for thread `tid` (the caller) into `b->tick`, disabled. `refused` gets the
 /// errno that refused the task clock, where it was.
 inline tick_open open_tick(sample_buffer* b, tick_kind wanted, std::uint64_t interval_ns, long tid,
@@ -134,15 +148,7 @@ inline tick_open open_tick(sample_buffer* b, tick_kind wanted, std::uint64_t int
     if (r != tick_open::refused) return r;
   }
 #endif
-  sigevent ev{};
-  ev.sigev_notify = SIGEV_THREAD_ID;
-  ev.sigev_signo = sample_signal;
-  ev.sigev_value.sival_ptr = b;
-#if defined(sigev_notify_thread_id)
-  ev.sigev_notify_thread_id = static_cast<pid_t>(tid);
-#else
-  ev._sigev_un._tid = static_cast<pid_t>(tid);
-#endif
+  sigevent ev = sample_signal_to(tid, b);
   if (::timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &t.timer) != 0) return tick_open::refused;
   t.kind = tick_kind::cpu_timer;
   t.period_ns = interval_ns;

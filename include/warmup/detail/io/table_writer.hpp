@@ -121,8 +121,9 @@ inline std::vector<std::string> why_lines(const attribution& a, slow_calls which
     std::string line = "    while it waited, other threads: ";
     for (std::size_t i = 0; i < a.other_threads.size() && i < causes_named; ++i) {
       const cause_time& c = a.other_threads[i];
-      line += (i == 0 ? "" : ", ") + std::string(describe(c.what)) + " " + format_duration(c.time) + " (" +
-              std::to_string(c.count) + ")";
+      line += (i == 0 ? "" : ", ") + std::string(describe(c.what)) +
+              (by_object(c.what) ? " " + printable(c.where, 40) : std::string()) + " " + format_duration(c.time) +
+              " (" + std::to_string(c.count) + std::string(count_unit(c.what)) + ")";
     }
     if (a.other_threads.size() > causes_named) line += ", ...";
     out.push_back(std::move(line));

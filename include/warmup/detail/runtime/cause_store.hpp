@@ -105,7 +105,7 @@ class cause_store {
   /// The CPU samples of one cold call of `thread`: each stands for the CPU time since the one
   /// before. Where they were taken in user mode only (a task clock), a sample stands for one
   /// period of it, and the rest of the time since the one before was the kernel's.
-  void add_samples(std::uint64_t thread, const sampled_call& call) noexcept {
+  void add_samples(std::uint64_t thread, const sampled_call& call, bool for_others = false) noexcept {
     const busy_section busy;
     WARMUP_TRY {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -126,11 +126,11 @@ class cause_store {
         // A tick lands a period apart, give or take the timer's slack: the kernel's share is
         // counted from the second period missed, so that slack never reads as kernel time.
         if (period != 0 && weight >= period + period / 2) {
-          keep({c.ns, c.ns + 1, kernel_pc, thread, weight - period, c.cpu_ns, period});
+          keep({c.ns, c.ns + 1, kernel_pc, thread, weight - period, c.cpu_ns, period, false, for_others});
           weight = period;
         }
         const bool last = i + 1 == call.samples.size();
-        keep({c.ns, c.ns + 1, c.pc, thread, weight, c.cpu_ns, period, last && call.cut_short});
+        keep({c.ns, c.ns + 1, c.pc, thread, weight, c.cpu_ns, period, last && call.cut_short, for_others});
       }
     } WARMUP_CATCH_ALL {
     }
@@ -281,13 +281,24 @@ class cause_store {
     return out;
   }
 
+  /// The CPU samples of threads other than `w`'s taken during `w`.
+  std::vector<thread_sample> others_samples_in(const cold_window& w) const {
+    const busy_section busy;
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<thread_sample> out;
+    samples_.each_overlapping(w.start_ns, w.end_ns, [&](const thread_sample& x) {
+      if (x.for_others && x.thread != w.thread && w.thread != 0) out.push_back(x);
+    });
+    return out;
+  }
+
   /// The CPU samples taken on `w`'s thread during `w`.
   std::vector<thread_sample> samples_in(const cold_window& w) const {
     const busy_section busy;
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<thread_sample> out;
     samples_.each_overlapping(w.start_ns, w.end_ns, [&](const thread_sample& x) {
-      if (x.thread == w.thread) out.push_back(x);
+      if (x.thread == w.thread && !x.for_others) out.push_back(x);
     });
     return out;
   }

@@ -66,6 +66,12 @@ inline void stop_cpu_sampling(const void* owner) noexcept {
       sampled_call call;
       if (my_sampler().end(owner, call)) {
         cause_records().add_samples(this_thread_id(), call);
+        for (other_thread_samples& o : call.others) {  // the other threads' meanwhile, each its own
+          sampled_call theirs;
+          theirs.samples = std::move(o.samples);
+          theirs.armed_cpu_ns = o.armed_cpu_ns;
+          cause_records().add_samples(static_cast<std::uint64_t>(o.tid), theirs, true);
+        }
         if (call.cut_short && !notice_board().raised(notice_kind::sampling_cut))
           notice_board().raise(notice_kind::sampling_cut,
                                call.lost != 0 ? "a first call's CPU samples filled its buffer (" +
