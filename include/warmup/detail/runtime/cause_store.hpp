@@ -259,48 +259,23 @@ class cause_store {
 
   /// The records that may fall in `w` (its thread's, and those of no thread), in order of start.
   std::vector<cause_record> overlapping(const cold_window& w) const {
-    const busy_section busy;
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<cause_record> out;
-    records_.each_overlapping(w.start_ns, w.end_ns, [&](const cause_record& r) {
-      if (r.thread == 0 || w.thread == 0 || r.thread == w.thread) out.push_back(r);
-    });
-    return out;
+    return in_window(records_, w, [&](const cause_record& r) { return r.thread == 0 || w.thread == 0 || r.thread == w.thread; });
   }
 
   /// The records of threads other than `w`'s that overlap `w`, in order of start (what the
   /// process's other threads did meanwhile).
   std::vector<cause_record> others_overlapping(const cold_window& w) const {
-    const busy_section busy;
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<cause_record> out;
-    if (w.thread == 0) return out;
-    records_.each_overlapping(w.start_ns, w.end_ns, [&](const cause_record& r) {
-      if (r.thread != 0 && r.thread != w.thread) out.push_back(r);
-    });
-    return out;
+    return in_window(records_, w, [&](const cause_record& r) { return w.thread != 0 && r.thread != 0 && r.thread != w.thread; });
   }
 
-  /// The CPU samples of threads other than `w`'s taken during `w`.
+  /// The CPU samples other calls' timers took on threads other than `w`'s during `w`.
   std::vector<thread_sample> others_samples_in(const cold_window& w) const {
-    const busy_section busy;
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<thread_sample> out;
-    samples_.each_overlapping(w.start_ns, w.end_ns, [&](const thread_sample& x) {
-      if (x.for_others && x.thread != w.thread && w.thread != 0) out.push_back(x);
-    });
-    return out;
+    return in_window(samples_, w, [&](const thread_sample& x) { return w.thread != 0 && x.for_others && x.thread != w.thread; });
   }
 
-  /// The CPU samples taken on `w`'s thread during `w`.
+  /// The CPU samples taken on `w`'s thread during `w`, by its own calls' ticks.
   std::vector<thread_sample> samples_in(const cold_window& w) const {
-    const busy_section busy;
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<thread_sample> out;
-    samples_.each_overlapping(w.start_ns, w.end_ns, [&](const thread_sample& x) {
-      if (x.thread == w.thread && !x.for_others) out.push_back(x);
-    });
-    return out;
+    return in_window(samples_, w, [&](const thread_sample& x) { return x.thread == w.thread && !x.for_others; });
   }
 
   std::uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
@@ -333,6 +308,18 @@ class cause_store {
   }
 
  private:
+  /// The intervals of `set` that overlap `w` and that `keep` keeps, under the store's lock.
+  template <class T, class Keep>
+  std::vector<T> in_window(const interval_set<T>& set, const cold_window& w, Keep&& keep) const {
+    const busy_section busy;
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<T> out;
+    set.each_overlapping(w.start_ns, w.end_ns, [&](const T& x) {
+      if (keep(x)) out.push_back(x);
+    });
+    return out;
+  }
+
   bool near_cold_locked(const cause_record& r) const noexcept {
     const auto joins = [&](const cold_window& w) {
       return r.start_ns < w.end_ns && r.end_ns > w.start_ns && (r.thread == 0 || r.thread == w.thread);
