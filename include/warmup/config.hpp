@@ -23,14 +23,14 @@
 #define WARMUP_VERSION_STRING "0.4.0"  ///< the three above, as the report writes it
 
 /// @brief The version of what copies of warmup share in one process: the inline namespace every
-/// name lives in (`cuda_warmup::v7`) and the layout of the process anchor, which copies of one
+/// name lives in (`cuda_warmup::v8`) and the layout of the process anchor, which copies of one
 /// version share and copies of two keep apart (docs/scopes-and-builds.md). One number, so the two
 /// cannot drift: it grows when the anchor or anything behind it changes, and with every release,
 /// so that two releases in one program never share a symbol (docs/design.md, "Versions").
 /// \code
 ///   static_assert(WARMUP_ABI_VERSION >= 6, "needs the anchor that names copies kept apart");
 /// \endcode
-#define WARMUP_ABI_VERSION 7
+#define WARMUP_ABI_VERSION 8
 
 /// @brief 1, or 0 where the file is compiled with `WARMUP_DISABLE`: the preprocessor's
 /// `warmup::enabled_at_compile_time`.
@@ -51,7 +51,7 @@
 /// include (or with `-D`) and writes `cuda_warmup::region_scope`; the macros work either way.
 ///
 /// Everything lives in an inline namespace named after the version and the configuration
-/// (`v7` measuring, `v7_off` under `WARMUP_DISABLE`, from `WARMUP_ABI_VERSION`), `detail`
+/// (`v8` measuring, `v8_off` under `WARMUP_DISABLE`, from `WARMUP_ABI_VERSION`), `detail`
 /// included: a program that links files built both ways (a library built with scopes off, the
 /// application with them on), or built with two versions of warmup (two shared libraries), holds
 /// distinct sets of types and functions instead of one name with two layouts.

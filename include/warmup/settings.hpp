@@ -44,6 +44,9 @@ inline constexpr setting_variable variables[] = {
     {"WARMUP_ATTRIBUTION", "set_attribution"},
     {"WARMUP_CPU_SAMPLING", "set_cpu_sampling"},
     {"WARMUP_CLOCK", "(none: chosen before the first scope)"},
+    {"WARMUP_NVTX_DOMAINS", "(none: the NVTX tool's, docs/nvtx-tool.md)"},
+    {"WARMUP_NVTX_VARYING", "(none: the NVTX tool's, docs/nvtx-tool.md)"},
+    {"WARMUP_NVTX_NEXT", "(none: the NVTX tool's, docs/nvtx-tool.md)"},
 };
 
 /// Loads CUPTI and starts collecting cause records, or stops (detail/runtime/settings-inl.hpp). Returns

@@ -175,8 +175,10 @@ def test_until_steady_on_python_code():
     def step():
         calls.append(1)
         sum(range(1000))
-    r = warmup.until_steady(step, "prewarm.python", max_calls=500)
-    assert r.steady and r.why == "steady"
+    # A machine loaded by other tests' compilers jitters: a budget of calls and a tolerance that
+    # settle there too (the loop stops at the first steady window, so a quiet machine makes ~20).
+    r = warmup.until_steady(step, "prewarm.python", max_calls=20000, tolerance=0.25)
+    assert r.steady and r.why == "steady", r.why
     assert r.calls == len(calls) and r.calls >= 20
     assert 0 < r.p50_low_ns <= r.p50_ns <= r.p50_high_ns
     assert warmup.snapshot().find("prewarm.python").calls == r.calls

@@ -11,6 +11,8 @@
 #include <warmup/read.hpp>
 #include <warmup/report_file.hpp>
 
+#include "run.hpp"
+
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -32,6 +34,7 @@ const char* const usage_text =
     "usage: warmup-report merge [-o FILE]... REPORT_OR_DIR...\n"
     "       warmup-report compare [--threshold 10%] [--floor 1us] [--first-floor 50us] [-o FILE]... BASE NEW\n"
     "       warmup-report show [-o FILE]... REPORT\n"
+    "       warmup-report run [-o REPORT] -- PROGRAM [ARGS...]\n"
     "\n"
     "merge    many ranks' JSON reports (warmup.report/3 or /2, or merged reports: merges of merges)\n"
     "         as one: per site, first call, steady p50 and warm-up excess as min / median / max\n"
@@ -45,6 +48,10 @@ const char* const usage_text =
     "         attribution, CPU sampling, library version).\n"
     "show     one report (or merged report) as a table, or with -o in the formats WARMUP_REPORT\n"
     "         writes at exit: .txt, .json, .csv, .trace.json (one report only), .svg.\n"
+    "run      PROGRAM under warmup's NVTX tool: each of its NVTX ranges is measured as a site,\n"
+    "         with no rebuild (NVTX_INJECTION64_PATH; an NVTX tool named there already gets every\n"
+    "         call through WARMUP_NVTX_NEXT). -o REPORT sets WARMUP_REPORT (default: stderr).\n"
+    "         Exits as PROGRAM does; 127 where it cannot be found.\n"
     "\n"
     "-o FILE  writes the result to FILE, in the format its extension names, in any case (.txt,\n"
     "         .json, .csv, .svg for merge; .txt, .json for compare); an extension of a format the\n"
@@ -311,6 +318,7 @@ int main(int argc, char** argv) {
   const std::string& command = args[0];
   if (command == "--help" || command == "-h" || command == "help") return std::cout << usage_text, exit_ok;
   if (command == "--version") return std::cout << "warmup-report " << WARMUP_VERSION_STRING << '\n', exit_ok;
+  if (command == "run") return run_command({args.begin() + 1, args.end()}, usage_text);
   std::vector<std::string> outputs, rest;
   warmup::compare_options options;
   for (std::size_t i = 1; i < args.size(); ++i) {

@@ -211,6 +211,7 @@ inline void ensure_started() noexcept {
                                 std::chrono::system_clock::now().time_since_epoch()).count(),
                             std::memory_order_relaxed);
       apply_environment();
+      say_if_nvtx_tool_not_chosen();
       o.time.start(nullptr);  // where the environment could not be read: the CPU decides
       (void)register_fork_handlers();
       (void)register_report_at_exit();

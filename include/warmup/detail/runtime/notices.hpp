@@ -31,6 +31,10 @@ enum class notice_kind : unsigned {
   sampling_moved,   ///< a first call ended on a thread other than its own
   copies_apart,     ///< another copy of the library keeps its sites apart (detail/process.hpp)
   rank,
+  nvtx_range,       ///< the NVTX tool met a misbehaving range (nvtx_tool/, docs/nvtx-tool.md)
+  nvtx_ranges_left, ///< at exit: ranges the tool saw never closed, and pops with no push
+  nvtx_next,        ///< the tool could not pass NVTX's calls on to WARMUP_NVTX_NEXT
+  nvtx_not_chosen,  ///< the NVTX tool was configured but NVTX chose another
   count
 };
 

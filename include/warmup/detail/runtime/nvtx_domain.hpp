@@ -7,10 +7,15 @@
 
 #include <nvtx3/nvToolsExt.h>
 
+#include <dlfcn.h>
+
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "warmup/config.hpp"
+#include "warmup/detail/io/text.hpp"
+#include "warmup/detail/runtime/notices.hpp"
 #include "warmup/detail/runtime/process_once.hpp"
 #include "warmup/detail/record/nvtx.hpp"
 #include "warmup/op.hpp"
@@ -48,6 +53,32 @@ struct nvtx_state {
     nvtx_tool_domain.store(domain, std::memory_order_release);
   }
 };
+
+/// Where the NVTX tool's settings are set (WARMUP_NVTX_*: docs/nvtx-tool.md) but NVTX chose no
+/// tool or another one (a program started without `warmup-report run`, or under Nsight alone),
+/// says so once: the program's own NVTX ranges are not measured. The tool marks itself with the
+/// symbol `warmup_nvtx_tool`; the library NVTX loaded is asked for it, never loaded here.
+inline void say_if_nvtx_tool_not_chosen() noexcept {
+  if (std::getenv("WARMUP_NVTX_DOMAINS") == nullptr && std::getenv("WARMUP_NVTX_VARYING") == nullptr &&
+      std::getenv("WARMUP_NVTX_NEXT") == nullptr)
+    return;
+  const char* path = std::getenv("NVTX_INJECTION64_PATH");
+  if (path != nullptr && *path != '\0') {
+    if (void* h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD)) {
+      const bool ours = dlsym(h, "warmup_nvtx_tool") != nullptr;
+      dlclose(h);
+      if (ours) return;
+    }
+  }
+  WARMUP_TRY {
+    notice_board().raise(notice_kind::nvtx_not_chosen,
+                         std::string("WARMUP_NVTX_* is set, but NVTX's tool is ") +
+                             (path != nullptr && *path != '\0' ? "'" + printable(path, 200) + "'" : std::string("none")) +
+                             ", not warmup's NVTX tool: the program's NVTX ranges are not measured "
+                             "(start it with `warmup-report run -- PROGRAM`; docs/nvtx-tool.md)");
+  } WARMUP_CATCH_ALL {
+  }
+}
 
 inline nvtx_state& nvtx() noexcept {
   static nvtx_state state;

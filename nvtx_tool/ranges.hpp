@@ -1,0 +1,79 @@
+// What the tool keeps of a program's NVTX calls: its domains and registered strings, each
+// thread's open push/pop ranges, the open start/end ranges, and what went wrong. Each open
+// range is a warmup site's call (detail::host_call): the report is the library's own.
+#pragma once
+
+#include <nvtx3/nvToolsExt.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "names.hpp"
+
+namespace warmup_nvtx {
+
+/// The settings, read once, at the first NVTX call of the process.
+struct settings {
+  std::string domains;                 ///< WARMUP_NVTX_DOMAINS ("all" where unset)
+  std::vector<std::string> varying;    ///< WARMUP_NVTX_VARYING's keys (default_varying where unset)
+};
+settings& config();
+
+/// An NVTX domain as the tool hands it out (its `nvtxDomainHandle_t`); never freed, since a
+/// range may name it after the program destroyed it. `next` is the next tool's handle for it.
+struct domain {
+  static constexpr std::uint32_t tag = 0x77646f6d;  // checked: a handle the tool never made is no domain
+  std::uint32_t magic = tag;
+  bool counted = true;
+  std::string name;
+  std::string prefix;  ///< "[name] ", empty for NVTX's default domain
+  nvtxDomainHandle_t next = nullptr;
+};
+/// NVTX's default domain (the null handle and the functions without a domain).
+domain& default_domain();
+/// The domain behind a handle; the default domain for the null handle or one that is no domain.
+domain& domain_of(nvtxDomainHandle_t h) noexcept;
+domain* make_domain(std::string name);
+
+/// A registered string: its text, its site name in its domain, the next tool's handle.
+struct registered {
+  static constexpr std::uint32_t tag = 0x77737472;
+  std::uint32_t magic = tag;
+  std::string text;
+  std::string site;
+  nvtxStringHandle_t next = nullptr;
+};
+registered* make_registered(domain& d, std::string text);
+const registered* registered_of(nvtxStringHandle_t h) noexcept;
+
+/// A range's message as NVTX hands it over: text, or a registered string.
+struct message {
+  std::string_view text;
+  const registered* reg = nullptr;
+};
+/// The message of an event's attributes (ASCII, wide into `buffer`, registered); empty where the
+/// attributes are missing, too small to hold one, or of a type NVTX does not define.
+message message_of(const nvtxEventAttributes_t* a, std::string& buffer) noexcept;
+
+/// Push/pop: the calling thread's ranges, per domain as NVTX keeps them. Returns the range's
+/// depth in its domain (0 for the outermost), as nvtxRangePush does.
+int push(domain& d, const message& m) noexcept;
+/// Ends the thread's latest range of `d`; -1 where it has none (a pop with no push: counted
+/// and said, never a crash).
+int pop(domain& d) noexcept;
+
+/// Start/end: a range that may end on another thread. Returns the range's id, never 0.
+nvtxRangeId_t start(domain& d, const message& m, nvtxRangeId_t next_id) noexcept;
+/// Ends the range `id`; returns the next tool's id for it (0 where none). An id never started
+/// or ended twice is counted and said.
+nvtxRangeId_t end(nvtxRangeId_t id) noexcept;
+
+/// At exit, before the report: says how many ranges were never closed, and how many pops
+/// found no push.
+void say_what_was_left() noexcept;
+/// In a forked child: the locks the parent's other threads may have held, free again.
+void after_fork_in_child() noexcept;
+
+}  // namespace warmup_nvtx

@@ -1,0 +1,141 @@
+/* A C program that knows nothing of warmup: NVTX's header only. check_nvtx_tool.py runs it
+ * under the tool and checks every range's calls in the report. argv[1] picks what it does. */
+#include <nvtx3/nvToolsExt.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <wchar.h>
+
+static nvtxRangeId_t ids[5];
+
+static void* end_them(void* arg) {
+  (void)arg;
+  for (int i = 0; i < 5; ++i) nvtxRangeEnd(ids[i]); /* started on the main thread */
+  return NULL;
+}
+
+static void* leave_open(void* arg) {
+  (void)arg;
+  nvtxRangePushA("thread.left_open"); /* the thread ends inside it */
+  return NULL;
+}
+
+static nvtxEventAttributes_t attributes(void) {
+  nvtxEventAttributes_t a;
+  memset(&a, 0, sizeof a);
+  a.version = NVTX_VERSION;
+  a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  return a;
+}
+
+static int ranges(void) {
+  nvtxDomainHandle_t nccl = nvtxDomainCreateA("NCCL");
+  nvtxDomainHandle_t wide = nvtxDomainCreateW(L"wide\u00e9");
+  nvtxStringHandle_t step = nvtxDomainRegisterStringA(nccl, "AllReduce");
+  nvtxNameCategoryA(1, "io");
+  nvtxDomainNameCategoryA(nccl, 2, "collective");
+  for (int i = 0; i < 3; ++i) {
+    nvtxRangePushA("c.outer");            /* ASCII, default domain */
+    nvtxRangePushW(L"c.wide\u00e9");      /* wide */
+    nvtxEventAttributes_t a = attributes();
+    a.category = 1;
+    a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    a.message.ascii = "c.ex";
+    nvtxRangePushEx(&a);                  /* attributes, with a category */
+    nvtxRangePop();
+    nvtxRangePop();
+    nvtxRangePop();
+  }
+  for (int i = 0; i < 4; ++i) {
+    nvtxEventAttributes_t a = attributes();
+    a.category = 2;
+    a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+    a.message.registered = step;
+    nvtxDomainRangePushEx(nccl, &a);      /* registered string in a domain */
+    nvtxDomainRangePop(nccl);
+  }
+  {
+    nvtxEventAttributes_t a = attributes();
+    a.messageType = NVTX_MESSAGE_TYPE_UNICODE;
+    a.message.unicode = L"w.range";
+    nvtxDomainRangePushEx(wide, &a);
+    nvtxDomainRangePop(wide);
+  }
+  /* Two domains interleaved: NVTX keeps a stack per domain. */
+  for (int i = 0; i < 2; ++i) {
+    nvtxRangePushA("c.interleaved");
+    nvtxEventAttributes_t a = attributes();
+    a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    a.message.ascii = "Send";
+    nvtxDomainRangePushEx(nccl, &a);
+    nvtxRangePop();                        /* ends c.interleaved, not Send */
+    nvtxDomainRangePop(nccl);
+  }
+  /* PyTorch's emit_nvtx names: a sequence number per call, shapes kept. */
+  for (int i = 0; i < 6; ++i) {
+    char name[200];
+    snprintf(name, sizeof name, "aten::addmm, seq = %d, op_id = %d, sizes = [[%d, 64], [64, 64]], input_op_ids = [(%d, 0), (%d, 1)]",
+             100 + i, 7 + i, i < 4 ? 32 : 16, i, i + 1);
+    nvtxRangePushA(name);
+    nvtxRangePop();
+  }
+  /* Start/end, ended on another thread. */
+  for (int i = 0; i < 5; ++i) ids[i] = nvtxRangeStartA("c.async");
+  pthread_t t;
+  pthread_create(&t, NULL, end_them, NULL);
+  pthread_join(t, NULL);
+  nvtxMarkA("c.mark");                     /* a mark is no range */
+  return 0;
+}
+
+static int misbehave(void) {
+  nvtxRangePop();                          /* a pop with no push */
+  nvtxRangeEnd(123456789);                 /* an end of no range */
+  pthread_t t;
+  pthread_create(&t, NULL, leave_open, NULL);
+  pthread_join(t, NULL);
+  size_t big = 1u << 20;
+  char* huge = malloc(big + 1);
+  memset(huge, 'x', big);
+  huge[big] = 0;
+  nvtxRangePushA(huge);                    /* 1 MB */
+  nvtxRangePop();
+  nvtxRangePushA("bad\xff\xfe utf8");      /* invalid UTF-8 */
+  nvtxRangePop();
+  nvtxRangePushA(NULL);                    /* no message */
+  nvtxRangePop();
+  nvtxEventAttributes_t a = attributes();
+  a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+  a.message.registered = (nvtxStringHandle_t)huge; /* a handle NVTX never gave */
+  nvtxRangePushEx(&a);
+  nvtxRangePop();
+  nvtxDomainRangePop((nvtxDomainHandle_t)huge);   /* a domain NVTX never gave */
+  free(huge);
+  nvtxRangePushA("never.popped");          /* open at exit */
+  nvtxRangeStartA("never.ended");
+  nvtxRangePushA("fine");
+  nvtxRangePop();
+  return 0;
+}
+
+static int many(long n) {
+  char name[64];
+  for (long i = 0; i < n; ++i) {
+    snprintf(name, sizeof name, "distinct.%ld", i);
+    nvtxRangePushA(name);
+    nvtxRangePop();
+  }
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  const char* what = argc > 1 ? argv[1] : "ranges";
+  if (strcmp(what, "ranges") == 0) return ranges();
+  if (strcmp(what, "misbehave") == 0) return misbehave();
+  if (strcmp(what, "many") == 0) return many(argc > 2 ? atol(argv[2]) : 1000000);
+  fprintf(stderr, "usage: %s ranges|misbehave|many [N]\n", argv[0]);
+  return 2;
+}

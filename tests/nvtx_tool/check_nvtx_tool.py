@@ -1,0 +1,203 @@
+"""warmup's NVTX tool (nvtx_tool/, docs/nvtx-tool.md) on programs that include NVTX's headers only:
+every range's calls counted exactly, every way NVTX opens one, names with varying parts, the
+domain setting, warmup's own domain not counted twice, the next tool handed every call with its
+own handles, `warmup-report run`, and every misbehaviour said and survived.
+
+usage: check_nvtx_tool.py TOOL C_PROGRAM CPP_PROGRAM NEXT_CAPTURE SCOPES_PROGRAM WARMUP_REPORT
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+TOOL, C_PROGRAM, CPP_PROGRAM, CAPTURE, SCOPES, REPORT_TOOL = sys.argv[1:7]
+WORK = tempfile.mkdtemp(prefix="warmup_nvtx_tool_")
+
+
+def clean_env(**extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("WARMUP_", "NVTX_", "CUDA_WARMUP_"))}
+    env.update(extra)
+    return env
+
+
+def run(program, *args, env=None, report=True, expect=0):
+    """Runs `program` under the tool; returns (report, stderr)."""
+    path = os.path.join(WORK, "report.json")
+    if os.path.exists(path):
+        os.remove(path)
+    e = clean_env(NVTX_INJECTION64_PATH=TOOL, WARMUP_REPORT=path)
+    e.update(env or {})
+    p = subprocess.run([program, *args], env=e, capture_output=True, text=True, errors="replace", timeout=300)
+    assert p.returncode == expect, (program, args, p.returncode, p.stderr[-3000:])
+    if not report:
+        return None, p.stderr
+    with open(path) as f:
+        return json.load(f), p.stderr
+
+
+def calls(report):
+    return {s["name"]: s["calls"] for s in report["sites"]}
+
+
+def notices(report):
+    return "\n".join(report["notices"])
+
+
+def test_c_ranges():
+    r, _ = run(C_PROGRAM, "ranges")
+    c = calls(r)
+    expected = {
+        "c.outer": 3, "c.wide\u00e9": 3, "c.ex": 3,            # push A, W, Ex (a category splits nothing)
+        "[NCCL] AllReduce": 4,                                   # a registered string in a domain
+        "[wide\u00e9] w.range": 1,                              # a wide domain name, a wide message
+        "c.interleaved": 2, "[NCCL] Send": 2,                    # two domains' stacks interleaved
+        "aten::addmm, sizes = [[32, 64], [64, 64]]": 4,          # seq, op_id, input_op_ids dropped
+        "aten::addmm, sizes = [[16, 64], [64, 64]]": 2,          # a new shape is a new site
+        "c.async": 5,                                            # start/end, ended on another thread
+    }
+    assert c == expected, c
+    for s in r["sites"]:
+        assert s["op"] == "region" and s["device"] is None, s  # host-timed: no device series
+    async_site = next(s for s in r["sites"] if s["name"] == "c.async")
+    assert async_site["host"]["first"] > 0
+
+
+def test_varying_setting():
+    r, _ = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_VARYING": "none"})
+    addmm = [n for n in calls(r) if n.startswith("aten::addmm")]
+    assert len(addmm) == 6, addmm  # every call its own first call: why the default drops them
+    r, _ = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_VARYING": "seq, op_id, input_op_ids, sizes"})
+    assert calls(r)["aten::addmm"] == 6
+
+
+def test_domain_setting():
+    r, _ = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_DOMAINS": "NCCL"})
+    assert calls(r) == {"[NCCL] AllReduce": 4, "[NCCL] Send": 2}, calls(r)
+    r, _ = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_DOMAINS": "default"})
+    assert "c.outer" in calls(r) and not any(n.startswith("[") for n in calls(r))
+
+
+def test_cpp_ranges():
+    r, _ = run(CPP_PROGRAM, "ranges")
+    c = calls(r)
+    expected = {
+        "cpp.outer": 4, "[mylib] cpp.inner": 4, "[mylib] cpp.registered": 4,
+        "[mylib] cpp.categorised": 3, "cpp.unique": 3,
+        "cpp.worker": 1000, "cpp.worker.inner": 1000,  # four threads at once
+    }
+    assert c == expected, c
+    assert r["notices"] == ["the first call of 'cpp.unique' ended on a thread other than the one it began on: "
+                            "its CPU time, faults and CPU samples are not known"], r["notices"]
+
+
+def test_fork_inside_a_range():
+    r, _ = run(CPP_PROGRAM, "fork")
+    assert calls(r) == {"fork.parent": 1}, calls(r)  # the child's ranges are its own, and it reports none
+
+
+def test_misbehaviour():
+    r, err = run(C_PROGRAM, "misbehave")
+    c = calls(r)
+    assert c["fine"] == 1 and c["(no message)"] == 2, c  # a null message, a handle NVTX never gave
+    assert c.get("bad\ufffd\ufffd utf8", c.get("bad?? utf8")) == 1, c
+    long_names = [n for n in c if n.startswith("xxxx")]
+    assert len(long_names) == 1 and len(long_names[0].encode()) <= 4096, [len(n) for n in long_names]
+    # Ranges never closed are sites with no calls; the notice says what was left, at exit.
+    assert c["never.popped"] == 0 and c["never.ended"] == 0 and c["thread.left_open"] == 0
+    n = notices(r)
+    assert "an NVTX pop with no range pushed" in n, n  # said once, as it happens; the rest at exit
+    assert ("2 pushed and never popped, 1 started and never ended" in n and
+            "2 pops with no push, 1 ends of no open range" in n), n
+    assert "cut to its first 4096" in n
+    assert "warmup: NVTX ranges the program left unbalanced" in err
+
+
+def test_many_names_bounded():
+    r, _ = run(C_PROGRAM, "many", "150000")
+    c = calls(r)
+    assert len(c) == 100001 and c["distinct.99999"] == 1, len(c)  # the cap, and one site for the rest
+    assert c["(names beyond the site cap)"] == 50000, c["(names beyond the site cap)"]
+    assert "more than 100000 distinct site names" in notices(r), notices(r)
+
+
+def test_warmup_domain_not_counted_twice():
+    out = os.path.join(WORK, "scopes.json")
+    _, err = run(SCOPES, out, "--first-us", "100", "--steady-us", "10", "--calls", "30", "--no-io", report=False)
+    with open(out) as f:
+        r = json.load(f)
+    c = calls(r)
+    assert c.get("step") == 30 and not any("warmup" in n for n in c), c
+
+
+def test_next_tool_sees_every_call():
+    capture = os.path.join(WORK, "capture.txt")
+    r, _ = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_NEXT": CAPTURE, "NVTX_CAPTURE_FILE": capture})
+    assert calls(r)["[NCCL] AllReduce"] == 4
+    with open(capture) as f:
+        lines = f.read().splitlines()
+    assert lines.count("attached |") == 1
+    assert lines.count("push NCCL|AllReduce") == 4     # its own domain and string handles
+    assert lines.count("push NCCL|Send") == 2 and lines.count("pop NCCL|") == 6
+    assert lines.count("push |c.outer") == 3 and lines.count("push |c.ex") == 3
+    assert lines.count("start |c.async") == 5 and lines.count("end |42") == 5  # its own range ids
+    assert lines.count("mark |c.mark") == 1
+    assert sum(l.startswith("push |aten::addmm, seq = ") for l in lines) == 6  # names as the program gave them
+    # A next tool that cannot be loaded: said, and the ranges still measured.
+    r, err = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_NEXT": os.path.join(WORK, "missing.so")})
+    assert calls(r)["c.outer"] == 3 and "could not be loaded" in notices(r), notices(r)
+    r, err = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_NEXT": C_PROGRAM})  # no NVTX tool
+    assert calls(r)["c.outer"] == 3 and "could not be loaded" in notices(r) or "is no NVTX tool" in notices(r)
+
+
+def test_not_chosen_is_said():
+    out = os.path.join(WORK, "scopes.json")
+    e = clean_env(WARMUP_NVTX_DOMAINS="all", NVTX_INJECTION64_PATH=CAPTURE)
+    p = subprocess.run([SCOPES, out, "--first-us", "10", "--steady-us", "1", "--calls", "5", "--no-io"],
+                       env=e, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    with open(out) as f:
+        r = json.load(f)
+    assert "not warmup's NVTX tool" in notices(r) and CAPTURE in notices(r), notices(r)
+
+
+def test_launcher():
+    out = os.path.join(WORK, "launched.json")
+    p = subprocess.run([REPORT_TOOL, "run", "-o", out, "--", C_PROGRAM, "ranges"], env=clean_env(),
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    with open(out) as f:
+        assert calls(json.load(f))["c.outer"] == 3
+    # Without -o or WARMUP_REPORT: the table on stderr.
+    p = subprocess.run([REPORT_TOOL, "run", "--", C_PROGRAM, "ranges"], env=clean_env(),
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "c.outer" in p.stderr and "[NCCL] AllReduce" in p.stderr, p.stderr
+    # A tool named already is chained, and told.
+    capture = os.path.join(WORK, "launcher_capture.txt")
+    p = subprocess.run([REPORT_TOOL, "run", "-o", out, "--", C_PROGRAM, "ranges"],
+                       env=clean_env(NVTX_INJECTION64_PATH=CAPTURE, NVTX_CAPTURE_FILE=capture),
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "WARMUP_NVTX_NEXT" in p.stderr, p.stderr
+    with open(capture) as f:
+        assert f.read().count("push |c.outer") == 3
+    # The program's exit status is the command's; a missing program is 127, no program 2.
+    p = subprocess.run([REPORT_TOOL, "run", "--", C_PROGRAM, "bad-mode"], env=clean_env(), capture_output=True, text=True)
+    assert p.returncode == 2 and "usage" in p.stderr
+    p = subprocess.run([REPORT_TOOL, "run", "--", os.path.join(WORK, "no-such-program")], env=clean_env(),
+                       capture_output=True, text=True)
+    assert p.returncode == 127 and "cannot start" in p.stderr, p.stderr
+    p = subprocess.run([REPORT_TOOL, "run"], env=clean_env(), capture_output=True, text=True)
+    assert p.returncode == 2 and "run needs a program" in p.stderr
+
+
+if __name__ == "__main__":
+    failed = 0
+    for name, fn in list(globals().items()):
+        if name.startswith("test_") and callable(fn):
+            try:
+                fn()
+                print("ok  ", name)
+            except AssertionError as e:
+                failed += 1
+                print("FAIL", name, str(e)[:3000])
+    sys.exit(1 if failed else 0)

@@ -1,0 +1,78 @@
+// A C++ program that knows nothing of warmup: nvtx3.hpp only. check_nvtx_tool.py runs it under
+// the tool and checks each range's calls in the report. argv[1] picks what it does.
+#include <nvtx3/nvtx3.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+struct my_library {
+  static constexpr const char* name{"mylib"};
+};
+struct step_message {
+  static constexpr const char* message{"cpp.registered"};
+};
+
+namespace {
+
+int ranges() {
+  for (int i = 0; i < 4; ++i) {
+    nvtx3::scoped_range outer{"cpp.outer"};
+    {
+      nvtx3::scoped_range_in<my_library> inner{"cpp.inner"};
+    }
+    nvtx3::scoped_range_in<my_library> registered{nvtx3::registered_string_in<my_library>::get<step_message>()};
+  }
+  // Categories do not split a site; colours and payloads change nothing.
+  const nvtx3::named_category_in<my_library> io{7, "io"};
+  for (int i = 0; i < 3; ++i) {
+    nvtx3::scoped_range_in<my_library> r{nvtx3::event_attributes{"cpp.categorised", io, nvtx3::rgb{i * 50, 0, 0},
+                                                               nvtx3::payload{i}}};
+  }
+  // A range that starts on one thread and ends on another.
+  std::vector<nvtx3::unique_range> moved;
+  for (int i = 0; i < 3; ++i) moved.emplace_back("cpp.unique");
+  std::thread t{[&] { moved.clear(); }};
+  t.join();
+  // Threads at once, each its own nesting.
+  std::vector<std::thread> workers;
+  for (int w = 0; w < 4; ++w)
+    workers.emplace_back([] {
+      for (int i = 0; i < 250; ++i) {
+        nvtx3::scoped_range a{"cpp.worker"};
+        nvtx3::scoped_range b{"cpp.worker.inner"};
+      }
+    });
+  for (auto& w : workers) w.join();
+  return 0;
+}
+
+// A fork inside a range: the parent's range ends in the parent only; the child counts its own.
+int fork_inside(const char* child_report) {
+  nvtx3::scoped_range before{"fork.parent"};
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    for (int i = 0; i < 2; ++i) nvtx3::scoped_range r{"fork.child"};
+    (void)child_report;
+    std::_Exit(0);  // no exit handlers: the child reports nothing
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string what = argc > 1 ? argv[1] : "ranges";
+  if (what == "ranges") return ranges();
+  if (what == "fork") return fork_inside(argc > 2 ? argv[2] : "");
+  std::fprintf(stderr, "usage: %s ranges|fork\n", argv[0]);
+  return 2;
+}
