@@ -34,7 +34,7 @@ thread_local std::string wide_text;  // a wide message, as UTF-8, for the call t
 
 message text_message(const char* s) noexcept {
   message m;
-  if (s != nullptr) m.text = s;
+  m.ascii = s;
   return m;
 }
 message wide_message(const wchar_t* s) noexcept {
@@ -297,7 +297,7 @@ void once_per_process() noexcept {
     std::call_once(once, [] {
       (void)config();
       (void)default_domain();
-      (void)next();
+      (void)load_next();
       (void)std::atexit(&at_exit);
       (void)pthread_atfork(nullptr, nullptr, &after_fork_in_child);
     });

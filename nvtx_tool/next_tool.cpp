@@ -45,7 +45,7 @@ void say(const std::string& why) {
 
 }  // namespace
 
-next_tool& next() {
+next_tool& load_next() {
   static next_tool* tool = [] {
     auto* t = new next_tool;
     for (unsigned i = 0; i < NVTX_CBID_CORE_SIZE; ++i) t->core_slots[i] = &t->core[i];
@@ -70,6 +70,7 @@ next_tool& next() {
     if (!t->failure.empty()) say(t->failure);
     return t;
   }();
+  loaded_next = tool;
   return *tool;
 }
 

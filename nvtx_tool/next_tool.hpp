@@ -37,9 +37,17 @@ struct next_tool {
   bool attached() const noexcept { return init != nullptr; }
 };
 
-/// The next tool, loaded at the first call (WARMUP_NVTX_NEXT read then); `attached()` false
-/// where none is named or it could not be loaded (then `failure` says why).
-next_tool& next();
+/// Loads the next tool WARMUP_NVTX_NEXT names, once (the tool's first NVTX call); `attached()`
+/// false where none is named or it could not be loaded (then `failure` says why).
+next_tool& load_next();
+
+/// None attached: what a handler sees before load_next (never, as the handlers are installed
+/// after it) or where loading it ran out of memory.
+inline next_tool none_attached;
+inline next_tool* loaded_next = &none_attached;
+
+/// The next tool, as the handlers ask for it: a load, no guard.
+inline next_tool& next() noexcept { return *loaded_next; }
 
 /// Lets the next tool attach to one of the program's NVTX instances (`real`: that instance's
 /// export table), as it would have were it NVTX's tool; returns whether it accepted.

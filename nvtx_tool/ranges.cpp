@@ -2,11 +2,15 @@
 // runtime: the tool's sites join the program's, if it measures too, in one report.
 #include "ranges.hpp"
 
+#include <pthread.h>
+
 #include <warmup/runtime.hpp>
 #include <warmup/detail/record/host_call.hpp>
 
 #include <cstddef>
 #include <cstdlib>
+#include <new>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <mutex>
@@ -25,12 +29,9 @@ constexpr std::size_t max_open_started = std::size_t{1} << 20;
 /// The site of ranges that carry no message.
 constexpr std::string_view no_message = "(no message)";
 
-/// What went wrong, counted for the notice at exit.
+/// What went wrong, counted for the notice at exit (rare: atomics).
 struct trouble {
   std::atomic<std::uint64_t> bad_pops{0}, bad_ends{0}, dropped_starts{0};
-  std::atomic<std::uint64_t> open_pushes{0};  ///< pushed, not popped (a thread's ended ones stay counted)
-  std::mutex m;
-  std::string first_unclosed;  ///< a range that was never closed, to name in the notice
 };
 trouble& troubles() {
   static trouble* t = new trouble;  // never destroyed: ranges end during static destruction
@@ -43,22 +44,107 @@ struct frame {
   wd::host_call call;
 };
 
+struct thread_ranges;
+
+/// The threads that pushed ranges, for the count at exit, and what ended threads left open.
+struct pushing_threads {
+  std::mutex m;
+  std::vector<thread_ranges*> live;
+  std::uint64_t left_by_ended = 0;
+  std::string first_unclosed;  ///< a range that was never closed, to name in the notice
+};
+pushing_threads& pushers() {
+  static pushing_threads* p = new pushing_threads;
+  return *p;
+}
+
 /// The calling thread's open ranges and its name buffer. A thread that ends inside ranges
-/// leaves them open: they are counted, never ended (their time is unknown).
+/// leaves them open: they are counted, never ended (their time is unknown). `open` mirrors
+/// frames.size() for the count at exit, stored by this thread only: no atomic read-modify-write
+/// on a range's path.
 struct thread_ranges {
   std::vector<frame> frames;
   std::string name;
-  ~thread_ranges() {
-    if (frames.empty()) return;
-    trouble& t = troubles();
+  std::atomic<std::size_t> open{0};
+  bool listed = false;
+  /// The sites of the messages this thread passed lately, by the message's address: a C string
+  /// passed again from the same place (a literal, a kept string) is found by one comparison of
+  /// its characters with the site's name, with no length taken, no hash and no second
+  /// thread-local table; a registered string by its handle alone. Only messages that are their
+  /// site's name (after the domain's prefix) are kept here.
+  struct recent {
+    const void* key = nullptr;
+    const domain* d = nullptr;
+    wd::named_site* site = nullptr;
+    const char* tail = nullptr;  ///< the site's name after the domain's prefix; null for a handle
+  };
+  static constexpr std::size_t recent_count = 32;
+  recent seen[recent_count];
+  static std::size_t slot_of(const void* key) noexcept {
+    const auto a = reinterpret_cast<std::uintptr_t>(key);
+    return ((a >> 4) ^ (a >> 10)) % recent_count;
+  }
+
+  void list() noexcept {
     try {
-      std::lock_guard<std::mutex> lock(t.m);
-      if (t.first_unclosed.empty() && frames.front().call.s != nullptr) t.first_unclosed = frames.front().call.s->name;
+      pushing_threads& p = pushers();
+      std::lock_guard<std::mutex> lock(p.m);
+      p.live.push_back(this);
+      listed = true;
+    } catch (...) {
+    }
+  }
+  ~thread_ranges() {
+    if (!listed) return;
+    try {
+      pushing_threads& p = pushers();
+      std::lock_guard<std::mutex> lock(p.m);
+      for (auto& t : p.live)
+        if (t == this) {
+          t = p.live.back();
+          p.live.pop_back();
+          break;
+        }
+      p.left_by_ended += frames.size();
+      if (p.first_unclosed.empty() && !frames.empty() && frames.front().call.s != nullptr)
+        p.first_unclosed = frames.front().call.s->name;
     } catch (...) {
     }
   }
 };
-thread_local thread_ranges here;
+/// The calling thread's ranges: a plain pointer (no initialisation guard on a range's path),
+/// made at the thread's first range and freed by a key's destructor when the thread ends (the
+/// main thread's stays: exit reads it).
+thread_local thread_ranges* here_ptr = nullptr;
+
+void end_thread(void* p) {
+  here_ptr = nullptr;
+  delete static_cast<thread_ranges*>(p);
+}
+
+pthread_key_t thread_end_key() {
+  static const pthread_key_t key = [] {
+    pthread_key_t k{};
+    (void)pthread_key_create(&k, &end_thread);
+    return k;
+  }();
+  return key;
+}
+
+[[gnu::noinline]] thread_ranges* make_here() noexcept {
+  auto* t = new (std::nothrow) thread_ranges;
+  if (t == nullptr) return nullptr;  // out of memory: this thread's ranges go unmeasured
+  t->list();
+  (void)pthread_setspecific(thread_end_key(), t);
+  here_ptr = t;
+  return t;
+}
+
+/// The calling thread's ranges; null only where memory ran out.
+inline thread_ranges* here() noexcept {
+  thread_ranges* t = here_ptr;
+  return t != nullptr ? t : make_here();
+}
 
 struct started_range {
   const domain* d;
@@ -86,19 +172,40 @@ handles& made() {
 }
 
 /// The site of a range's message in `d`, or none where the domain is not counted or the library
-/// is not measuring. `name` is the thread's buffer.
-wd::named_site* site_of(const domain& d, const message& m, std::string& name) noexcept {
+/// is not measuring.
+wd::named_site* site_of(const domain& d, const message& m, thread_ranges& t) noexcept {
   if (!d.counted || !wd::measuring.load(std::memory_order_relaxed)) return nullptr;
-  if (m.reg != nullptr) return wd::lookup(op_kind::region, m.reg->site);
-  // No text: a null message, a registered handle NVTX never gave, attributes too small to hold one.
-  if (m.text.empty()) return wd::lookup(op_kind::region, no_message);
+  const void* key = m.reg != nullptr ? static_cast<const void*>(m.reg) : static_cast<const void*>(m.ascii);
+  thread_ranges::recent& r = t.seen[thread_ranges::slot_of(key)];
+  if (key != nullptr && r.key == key && r.d == &d && (r.tail == nullptr || std::strcmp(r.tail, m.ascii) == 0))
+    return r.site;
+  wd::named_site* n = nullptr;
   try {
-    if (d.prefix.empty() && m.text.find(", ") == std::string_view::npos) return wd::lookup(op_kind::region, m.text);
-    site_name(name, d.prefix, m.text, config().varying);
-    return wd::lookup(op_kind::region, name);
+    std::string_view text = m.ascii != nullptr ? std::string_view{m.ascii} : m.text;
+    if (m.reg != nullptr) {
+      n = wd::lookup(op_kind::region, m.reg->site);
+    } else if (text.empty()) {
+      // No text: a null message, a registered handle NVTX never gave, attributes too small.
+      return wd::lookup(op_kind::region, no_message);
+    } else if (d.prefix.empty() && text.find(", ") == std::string_view::npos) {
+      n = wd::lookup(op_kind::region, text);
+    } else {
+      site_name(t.name, d.prefix, text, config().varying);
+      n = wd::lookup(op_kind::region, t.name);
+    }
+    if (n == nullptr || key == nullptr) return n;
+    // Kept where the message is the site's name after the prefix, a name not cut to its limit.
+    const std::string& site = n->s->name;
+    if (m.reg != nullptr) {
+      r = {key, &d, n, nullptr};
+    } else if (m.ascii != nullptr && site.size() == d.prefix.size() + text.size() &&
+               site.compare(d.prefix.size(), std::string::npos, text) == 0) {
+      r = {key, &d, n, site.c_str() + d.prefix.size()};
+    }
   } catch (...) {
     return nullptr;  // out of memory: the range goes unmeasured, the program on
   }
+  return n;
 }
 
 }  // namespace
@@ -160,7 +267,7 @@ message message_of(const nvtxEventAttributes_t* a, std::string& buffer) noexcept
   if (a == nullptr || a->size < offsetof(nvtxEventAttributes_t, message) + sizeof(a->message)) return m;
   switch (a->messageType) {
     case NVTX_MESSAGE_TYPE_ASCII:
-      if (a->message.ascii != nullptr) m.text = a->message.ascii;
+      m.ascii = a->message.ascii;
       break;
     case NVTX_MESSAGE_TYPE_UNICODE:
       try {
@@ -179,7 +286,9 @@ message message_of(const nvtxEventAttributes_t* a, std::string& buffer) noexcept
 }
 
 int push(domain& d, const message& m) noexcept {
-  thread_ranges& t = here;
+  thread_ranges* const where = here();
+  if (where == nullptr) return 0;
+  thread_ranges& t = *where;
   int depth = 0;
   for (const frame& f : t.frames) depth += f.d == &d;
   try {
@@ -187,21 +296,22 @@ int push(domain& d, const message& m) noexcept {
   } catch (...) {
     return depth;  // out of memory: this range is not kept, and its pop will find none
   }
-  troubles().open_pushes.fetch_add(1, std::memory_order_relaxed);
+  t.open.store(t.frames.size(), std::memory_order_relaxed);
   // The buffer used for a wide message belongs to message_of's caller: the name is built apart.
-  if (wd::named_site* n = site_of(d, m, t.name)) t.frames.back().call.begin(n->s, &n->slot);
+  if (wd::named_site* n = site_of(d, m, t)) t.frames.back().call.begin(n->s, &n->slot);
   return depth;
 }
 
 int pop(domain& d) noexcept {
-  thread_ranges& t = here;
-  for (std::size_t i = t.frames.size(); i-- > 0;) {
+  thread_ranges* const where = here();
+  for (std::size_t i = where != nullptr ? where->frames.size() : 0; i-- > 0;) {
+    thread_ranges& t = *where;
     if (t.frames[i].d != &d) continue;
     t.frames[i].call.end();  // first: what follows is not the range's time
     int depth = 0;
     for (std::size_t j = 0; j < i; ++j) depth += t.frames[j].d == &d;
     t.frames.erase(t.frames.begin() + static_cast<std::ptrdiff_t>(i));
-    troubles().open_pushes.fetch_sub(1, std::memory_order_relaxed);
+    t.open.store(t.frames.size(), std::memory_order_relaxed);
     return depth;
   }
   if (troubles().bad_pops.fetch_add(1, std::memory_order_relaxed) == 0 &&
@@ -220,7 +330,7 @@ int pop(domain& d) noexcept {
 nvtxRangeId_t start(domain& d, const message& m, nvtxRangeId_t next_id) noexcept {
   started_table& s = started();
   const nvtxRangeId_t id = s.last.fetch_add(1, std::memory_order_relaxed) + 1;
-  thread_ranges& t = here;
+  thread_ranges* const t = here();
   try {
     std::unique_lock<std::mutex> lock(s.m);
     if (s.open.size() >= max_open_started) {
@@ -233,7 +343,7 @@ nvtxRangeId_t start(domain& d, const message& m, nvtxRangeId_t next_id) noexcept
     // With no shard slot: the range may end on another thread. Begun after the entry is made, so
     // that making it is not the range's time; only a program ending ids it never got could end
     // the entry meanwhile, and then the call is dropped.
-    if (wd::named_site* n = site_of(d, m, t.name)) {
+    if (wd::named_site* n = t != nullptr ? site_of(d, m, *t) : nullptr) {
       wd::host_call c;
       c.begin(n->s, nullptr);
       std::lock_guard<std::mutex> again(s.m);
@@ -276,28 +386,29 @@ nvtxRangeId_t end(nvtxRangeId_t id) noexcept {
 
 void say_what_was_left() noexcept {
   trouble& t = troubles();
-  std::uint64_t open_started = 0;
-  std::string a_started;
-  {
-    started_table& s = started();
-    std::lock_guard<std::mutex> lock(s.m);
-    open_started = s.open.size();
-    for (const auto& [id, r] : s.open)
-      if (r.call.s != nullptr) {
-        a_started = r.call.s->name;
-        break;
-      }
-  }
-  const std::uint64_t pushes = t.open_pushes.load(), bad_pops = t.bad_pops.load(), bad_ends = t.bad_ends.load(),
-                      dropped = t.dropped_starts.load();
-  if (pushes + open_started + bad_pops + bad_ends + dropped == 0) return;
+  std::uint64_t open_started = 0, pushes = 0;
+  std::string name;
   try {
-    std::string name;
     {
-      std::lock_guard<std::mutex> lock(t.m);
-      name = t.first_unclosed;
+      pushing_threads& p = pushers();
+      std::lock_guard<std::mutex> lock(p.m);
+      pushes = p.left_by_ended;
+      for (const thread_ranges* r : p.live) pushes += r->open.load(std::memory_order_relaxed);
+      name = p.first_unclosed;
+      // The exiting thread's own ranges, which it alone touches: one to name.
+      if (const thread_ranges* mine = here_ptr; name.empty() && mine != nullptr)
+        for (const frame& f : mine->frames)
+          if (name.empty() && f.call.s != nullptr) name = f.call.s->name;
     }
-    if (name.empty()) name = a_started;
+    {
+      started_table& s = started();
+      std::lock_guard<std::mutex> lock(s.m);
+      open_started = s.open.size();
+      for (const auto& [id, r] : s.open)
+        if (name.empty() && r.call.s != nullptr) name = r.call.s->name;
+    }
+    const std::uint64_t bad_pops = t.bad_pops.load(), bad_ends = t.bad_ends.load(), dropped = t.dropped_starts.load();
+    if (pushes + open_started + bad_pops + bad_ends + dropped == 0) return;
     std::string m = "NVTX ranges the program left unbalanced, none of them counted as calls: ";
     m += std::to_string(pushes) + " pushed and never popped, " + std::to_string(open_started) +
          " started and never ended";
@@ -311,11 +422,16 @@ void say_what_was_left() noexcept {
 
 void after_fork_in_child() noexcept {
   // The child starts clean (the library resets its sites): the parent's open ranges are no
-  // calls of the child's, and its other threads' locks are gone with them.
+  // calls of the child's, and its other threads (and their locks) are gone.
   new (&started()) started_table;
   new (&made().m) std::mutex;
   new (&troubles()) trouble;
-  here.frames.clear();
+  new (&pushers()) pushing_threads;
+  if (thread_ranges* t = here_ptr) {
+    t->frames.clear();
+    t->open.store(0, std::memory_order_relaxed);
+    t->list();
+  }
 }
 
 }  // namespace warmup_nvtx

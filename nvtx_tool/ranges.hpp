@@ -48,9 +48,12 @@ struct registered {
 registered* make_registered(domain& d, std::string text);
 const registered* registered_of(nvtxStringHandle_t h) noexcept;
 
-/// A range's message as NVTX hands it over: text, or a registered string.
+/// A range's message as NVTX hands it over: a C string (its length not yet taken: a range
+/// whose name the thread passed before is found without it), converted text, or a registered
+/// string.
 struct message {
-  std::string_view text;
+  const char* ascii = nullptr;
+  std::string_view text;  ///< where `ascii` is null
   const registered* reg = nullptr;
 };
 /// The message of an event's attributes (ASCII, wide into `buffer`, registered); empty where the

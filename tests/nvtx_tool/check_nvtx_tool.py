@@ -32,6 +32,7 @@ def run(program, *args, env=None, report=True, expect=0):
     assert p.returncode == expect, (program, args, p.returncode, p.stderr[-3000:])
     if not report:
         return None, p.stderr
+    assert os.path.exists(path), f"no report: did NVTX load the tool? {p.stderr[-2000:]}"
     with open(path) as f:
         return json.load(f), p.stderr
 

@@ -1,0 +1,99 @@
+"""warmup's NVTX tool on PyTorch (docs/nvtx-tool.md), checked on the GPU: a model run under
+`emit_nvtx` with no warmup code reports every operator's first call, and those of the first
+forward account for the forward's; `torch.cuda.nvtx.range` gives what `warmup.region` gives
+around the same code. The figures are printed for BENCHMARKS.md; the checks compare each run
+with itself, never with a figure copied from there."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import warmup
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+PROGRAM = r'''
+import sys, torch
+mode, calls = sys.argv[1], int(sys.argv[2])
+torch.manual_seed(0)
+layers = []
+for _ in range(6):
+    layers += [torch.nn.Linear(1024, 1024), torch.nn.ReLU()]
+model = torch.nn.Sequential(*layers).cuda()
+x = torch.randn(64, 1024, device="cuda")
+if mode == "emit":
+    # No warmup code at all: the operators' ranges are emit_nvtx's, the forward's the user's.
+    with torch.no_grad(), torch.autograd.profiler.emit_nvtx():
+        for _ in range(calls):
+            with torch.cuda.nvtx.range("forward"):
+                model(x)
+                torch.cuda.synchronize()
+else:
+    import warmup
+    with torch.no_grad():
+        for _ in range(calls):
+            with warmup.region("region outside"), torch.cuda.nvtx.range("nvtx inside"):
+                model(x)
+                torch.cuda.synchronize()
+        for _ in range(calls):
+            with torch.cuda.nvtx.range("nvtx outside"), warmup.region("region inside"):
+                model(x)
+                torch.cuda.synchronize()
+'''
+
+
+def tool_path():
+    """The tool of the build tree the module comes from (build/X/python/warmup -> build/X/nvtx_tool)."""
+    build = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(warmup.__file__))))
+    path = os.path.join(build, "nvtx_tool", "libwarmup_nvtx.so")
+    assert os.path.exists(path), f"no NVTX tool beside the module ({path}): build warmup_nvtx"
+    return path
+
+
+def run(tmp_path, mode, calls, **env):
+    report = tmp_path / f"{mode}.json"
+    e = {k: v for k, v in os.environ.items() if not k.startswith("WARMUP_")}
+    e.update(NVTX_INJECTION64_PATH=tool_path(), WARMUP_REPORT=str(report), **env)
+    r = subprocess.run([sys.executable, "-c", PROGRAM, mode, str(calls)], capture_output=True, text=True,
+                       timeout=300, env=e)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return {s["name"]: s for s in json.loads(report.read_text())["sites"]}, r.stderr
+
+
+def test_emit_nvtx_operators_account_for_the_first_forward(tmp_path):
+    sites, err = run(tmp_path, "emit", 40, WARMUP_ATTRIBUTION="1")
+    forward = sites["forward"]
+    assert forward["calls"] == 40
+    ops = {n: s for n, s in sites.items() if n.startswith("aten::")}
+    # Sequence numbers dropped: one site per operator, every forward's calls in it.
+    assert ops["aten::linear"]["calls"] == 6 * 40, {n: s["calls"] for n, s in ops.items()}
+    assert ops["aten::relu"]["calls"] == 6 * 40
+    assert not any("seq =" in n for n in sites), [n for n in sites if "seq =" in n]
+    # The forward's own operators (nn.Linear calls aten::linear, which calls aten::addmm inside
+    # it: counting only the outer ones counts nothing twice).
+    top = ("aten::linear", "aten::relu")
+    f = forward["host"]
+    ops_excess = sum(ops[n]["host"]["warmup_excess"] for n in top)
+    print(f"\nforward: first {f['first'] / 1e3:.1f} us, p50 {f['steady']['p50'] / 1e3:.1f} us, warm-up excess "
+          f"{f['warmup_excess'] / 1e3:.1f} us; aten::linear + aten::relu warm-up excess {ops_excess / 1e3:.1f} us; "
+          + ", ".join(f"{n} first {ops[n]['host']['first'] / 1e3:.1f} us p50 {ops[n]['host']['steady']['p50'] / 1e3:.2f} us"
+                      for n in top))
+    assert f["first"] > 10 * f["steady"]["p50"], f
+    assert 0.6 * f["warmup_excess"] <= ops_excess <= 1.05 * f["warmup_excess"], (ops_excess, f["warmup_excess"])
+    # Attribution joins the first calls' causes to the ranges, as to scopes.
+    why = ops["aten::linear"]["host"]["first_call_causes"]
+    assert why is not None and why["named"] > 0, why
+
+
+def test_an_nvtx_range_measures_what_a_region_measures(tmp_path):
+    sites, _ = run(tmp_path, "both", 200)
+    for outer, inner in (("region outside", "nvtx inside"), ("nvtx outside", "region inside")):
+        a, b = sites[outer]["host"], sites[inner]["host"]
+        assert sites[outer]["calls"] == sites[inner]["calls"] == 200
+        print(f"\n{outer} / {inner}: first {a['first'] / 1e3:.1f} / {b['first'] / 1e3:.1f} us, "
+              f"p50 {a['steady']['p50'] / 1e3:.2f} / {b['steady']['p50'] / 1e3:.2f} us")
+        # The outer one holds the inner one's two ends: within 2% of each other, either way round.
+        assert abs(a["first"] - b["first"]) <= 0.02 * a["first"], (outer, a["first"], b["first"])
+        assert abs(a["steady"]["p50"] - b["steady"]["p50"]) <= 0.02 * a["steady"]["p50"], (outer, a["steady"], b["steady"])
+    assert "[warmup]" not in " ".join(sites)  # the module's own ranges are not counted twice
