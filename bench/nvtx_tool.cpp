@@ -4,10 +4,12 @@
 #include <benchmark/benchmark.h>
 #include <nvtx3/nvtx3.hpp>
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "warmup/profile.hpp"
@@ -78,6 +80,33 @@ void pytorch_name_alone(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(pytorch_name(name, seq++));
 }
 BENCHMARK(pytorch_name_alone);
+
+// The parts a range through the tool pays beyond a scope's, each alone: the thread's ranges
+// found by their key, the name compared with the one passed last, a call through a pointer.
+void part_thread_key(benchmark::State& state) {
+  static pthread_key_t key = [] {
+    pthread_key_t k{};
+    pthread_key_create(&k, nullptr);
+    pthread_setspecific(k, &k);
+    return k;
+  }();
+  for (auto _ : state) benchmark::DoNotOptimize(pthread_getspecific(key));
+}
+BENCHMARK(part_thread_key);
+
+void part_name_compare(benchmark::State& state) {
+  const char* volatile kept = "bench.range";
+  for (auto _ : state) benchmark::DoNotOptimize(std::strcmp(kept, "bench.range"));
+}
+BENCHMARK(part_name_compare);
+
+int callee(int x) { return x + 1; }
+void part_indirect_call(benchmark::State& state) {
+  int (*volatile fn)(int) = &callee;
+  int x = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(x = fn(x));
+}
+BENCHMARK(part_indirect_call);
 
 }  // namespace
 

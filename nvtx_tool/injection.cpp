@@ -295,6 +295,7 @@ void once_per_process() noexcept {
   static std::once_flag once;
   try {
     std::call_once(once, [] {
+      prepare();
       (void)config();
       (void)default_domain();
       (void)load_next();

@@ -112,9 +112,9 @@ struct thread_ranges {
     }
   }
 };
-/// The calling thread's ranges: a plain pointer (no initialisation guard on a range's path),
-/// made at the thread's first range and freed by a key's destructor when the thread ends (the
-/// main thread's stays: exit reads it).
+/// The calling thread's ranges: a plain thread_local pointer (no initialisation guard on a
+/// range's path), made at the thread's first range and freed, when the thread ends, by a key's
+/// destructor (the main thread's stays: exit reads it).
 thread_local thread_ranges* here_ptr = nullptr;
 
 void end_thread(void* p) {
@@ -122,25 +122,28 @@ void end_thread(void* p) {
   delete static_cast<thread_ranges*>(p);
 }
 
-pthread_key_t thread_end_key() {
-  static const pthread_key_t key = [] {
-    pthread_key_t k{};
-    (void)pthread_key_create(&k, &end_thread);
-    return k;
-  }();
-  return key;
+struct ranges_key {
+  pthread_key_t key{};
+  bool made = pthread_key_create(&key, &end_thread) == 0;
+};
+ranges_key& key_of_ranges() {
+  static ranges_key k;
+  return k;
 }
+/// Set before the tool's handlers are installed (prepare()): the first range of a thread reads it.
+const ranges_key* the_key = nullptr;
 
 [[gnu::noinline]] thread_ranges* make_here() noexcept {
+  if (the_key == nullptr || !the_key->made) return nullptr;  // no key: ranges go unmeasured
   auto* t = new (std::nothrow) thread_ranges;
   if (t == nullptr) return nullptr;  // out of memory: this thread's ranges go unmeasured
   t->list();
-  (void)pthread_setspecific(thread_end_key(), t);
+  (void)pthread_setspecific(the_key->key, t);
   here_ptr = t;
   return t;
 }
 
-/// The calling thread's ranges; null only where memory ran out.
+/// The calling thread's ranges; null only where memory ran out or no key could be made.
 inline thread_ranges* here() noexcept {
   thread_ranges* t = here_ptr;
   return t != nullptr ? t : make_here();
@@ -208,7 +211,12 @@ wd::named_site* site_of(const domain& d, const message& m, thread_ranges& t) noe
   return n;
 }
 
+
 }  // namespace
+
+void prepare() noexcept {
+  if (the_key == nullptr) the_key = &key_of_ranges();
+}
 
 settings& config() {
   static settings* s = [] {

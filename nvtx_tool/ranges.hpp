@@ -14,6 +14,10 @@
 
 namespace warmup_nvtx {
 
+/// Makes what the handlers read with no guard (the key of each thread's ranges); called once,
+/// before the handlers are installed.
+void prepare() noexcept;
+
 /// The settings, read once, at the first NVTX call of the process.
 struct settings {
   std::string domains;                 ///< WARMUP_NVTX_DOMAINS ("all" where unset)

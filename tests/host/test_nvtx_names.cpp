@@ -1,7 +1,7 @@
 // The NVTX tool's site names (nvtx_tool/names.hpp): varying fields out, the rest kept as given.
 #include "catch.hpp"
 
-#include "names.hpp"
+#include "../../nvtx_tool/names.hpp"
 
 namespace {
 std::string named(std::string_view prefix, std::string_view message,

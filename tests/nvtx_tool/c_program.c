@@ -64,15 +64,31 @@ static int ranges(void) {
     nvtxDomainRangePushEx(wide, &a);
     nvtxDomainRangePop(wide);
   }
-  /* Two domains interleaved: NVTX keeps a stack per domain. */
+  /* Two domains interleaved: NVTX keeps a stack per domain. The depths push and pop return
+   * (in its domain) are printed for the check. */
   for (int i = 0; i < 2; ++i) {
-    nvtxRangePushA("c.interleaved");
+    const int outer = nvtxRangePushA("c.interleaved");
     nvtxEventAttributes_t a = attributes();
     a.messageType = NVTX_MESSAGE_TYPE_ASCII;
     a.message.ascii = "Send";
-    nvtxDomainRangePushEx(nccl, &a);
-    nvtxRangePop();                        /* ends c.interleaved, not Send */
-    nvtxDomainRangePop(nccl);
+    const int inner = nvtxDomainRangePushEx(nccl, &a);
+    const int popped_outer = nvtxRangePop(); /* ends c.interleaved, not Send */
+    const int popped_inner = nvtxDomainRangePop(nccl);
+    printf("depths %d %d %d %d\n", outer, inner, popped_outer, popped_inner);
+  }
+  {
+    const int a = nvtxRangePushA("c.depth0");
+    const int b = nvtxRangePushA("c.depth1");
+    const int c = nvtxRangePop();
+    const int d = nvtxRangePop();
+    printf("depths %d %d %d %d\n", a, b, c, d);
+  }
+  /* One buffer, two names in turn: the same address is not the same name. */
+  for (int i = 0; i < 4; ++i) {
+    char buffer[32];
+    strcpy(buffer, i % 2 ? "c.buffer.odd" : "c.buffer.even");
+    nvtxRangePushA(buffer);
+    nvtxRangePop();
   }
   /* PyTorch's emit_nvtx names: a sequence number per call, shapes kept. */
   for (int i = 0; i < 6; ++i) {

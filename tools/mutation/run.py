@@ -24,6 +24,13 @@ INCLUDE = os.path.join("include", "warmup")
 # extension of its tests are built with the programs; the CTest test `python` judges them.
 PYTHON_SOURCES = ("python/module.cpp", "python/scope_object.hpp", "python/streams.hpp", "python/code_sampler.hpp")
 PYTHON_TARGETS = ["warmup_python", "warmup_test_extension"]
+# The NVTX tool's own C++ (nvtx_tool/), likewise: planted mutants only, judged by the CTest test
+# `nvtx_tool` (the tool, the programs it runs under, warmup-report) and the host file of its names.
+NVTX_TOOL_SOURCES = ("nvtx_tool/names.hpp", "nvtx_tool/ranges.cpp", "nvtx_tool/injection.cpp", "nvtx_tool/next_tool.cpp")
+NVTX_TOOL_TARGETS = ["warmup_nvtx", "warmup_nvtx_c_program", "warmup_nvtx_cpp_program", "warmup_nvtx_next_capture",
+                     "warmup_spin_program", "warmup-report"]
+# Every file outside include/warmup that a planted mutant may change.
+OTHER_SOURCES = PYTHON_SOURCES + NVTX_TOOL_SOURCES
 # The programs a mutation build makes: every C++ test program that runs without a GPU, a
 # compiler or MPI, each host test file a program of its own (WARMUP_TEST_PER_FILE). Left out:
 # the host files' combined program (the same tests as the per-file ones), the 10^8-call runs
@@ -101,12 +108,12 @@ def headers(root=ROOT):
 def sources(root=ROOT):
     """The headers (by their path under include/warmup) and the Python module's C++ (by its
     path from the root): every text a planted mutant may change."""
-    return {**headers(root), **{p: open(os.path.join(root, p), encoding="utf-8").read() for p in PYTHON_SOURCES}}
+    return {**headers(root), **{p: open(os.path.join(root, p), encoding="utf-8").read() for p in OTHER_SOURCES}}
 
 
 def source_path(root, name):
     """Where a text of sources() lies under `root`."""
-    return os.path.join(root, name) if name in PYTHON_SOURCES else os.path.join(root, INCLUDE, name)
+    return os.path.join(root, name) if name in OTHER_SOURCES else os.path.join(root, INCLUDE, name)
 
 
 def all_candidates(root=ROOT):
@@ -265,12 +272,18 @@ class Build:
                 kept = self.preprocessed_ids()
                 # The module's own files are compiled whole, wherever the module is built.
                 python_built = bool(glob.glob(os.path.join(self.dir, "python", "warmup", "_warmup*.so")))
+                tool_built = os.path.exists(os.path.join(self.dir, "nvtx_tool", "libwarmup_nvtx.so"))
                 for m in live:
                     if m["header"] in PYTHON_SOURCES:
                         if python_built:
                             kept.add(m["id"])
                         else:
                             m["why"] = "the Python module is not built here (no pybind11 or Python headers)"
+                    elif m["header"] in NVTX_TOOL_SOURCES:
+                        if tool_built:
+                            kept.add(m["id"])
+                        else:
+                            m["why"] = "the NVTX tool is not built here"
                     elif m["id"] not in kept:
                         m["why"] = "compiled out here: in a branch the preprocessor leaves out"
                 return [m for m in live if m["id"] in kept], uncompilable + [m for m in live if m["id"] not in kept]
@@ -320,11 +333,16 @@ class Build:
     def targets(self):
         if self.gpu:
             return ["all"]
-        every = [f"warmup_host_file_{f}" for f in HOST_FILES] + PROGRAMS + PYTHON_TARGETS
+        every = list(dict.fromkeys([f"warmup_host_file_{f}" for f in HOST_FILES] + PROGRAMS + PYTHON_TARGETS +
+                                   NVTX_TOOL_TARGETS))
         if self.only is None:
             return every
-        # The Python tests need the module and their C++ extension both.
-        only = set(self.only) | (set(PYTHON_TARGETS) if set(PYTHON_TARGETS) & set(self.only) else set())
+        # The Python tests need the module and their C++ extension both; the tool's, the tool and
+        # every program they run.
+        only = set(self.only)
+        for group in (PYTHON_TARGETS, NVTX_TOOL_TARGETS):
+            if set(group) & set(self.only):
+                only |= set(group)
         return [t for t in every if t in only]
 
     def write(self, clean, live):
@@ -400,7 +418,8 @@ class Build:
                 continue
             name = "warmup-report" if t == "warmup-report" else t
             for cand in (os.path.join(self.dir, "tests", name), os.path.join(self.dir, "tests", "packaging", name),
-                         os.path.join(self.dir, name)):
+                         os.path.join(self.dir, name), os.path.join(self.dir, "nvtx_tool", f"lib{name}.so"),
+                         os.path.join(self.dir, "tests", f"lib{name}.so")):
                 if os.path.exists(cand):
                     out[t] = cand
         return out
