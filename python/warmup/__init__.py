@@ -16,21 +16,38 @@ is timed on the device too (events recorded now, read later, never a synchronisa
     alloc(name, bytes, stream=None), h2d(...), d2h(...), d2d(...)
 An exception inside a `with` propagates unchanged, and the call is counted as in C++.
 """
-import atexit as _atexit
-import functools
-import json as _json
 import sys as _sys
 
-from . import _warmup
-from ._warmup import (alloc, context, d2d, d2h, disable, enable, h2d, launch, prewarm_context, prewarm_pool,
-                      region, set_attribution, set_python_names, stream_handle)
+from . import _launcher
+
+if _launcher.launching():  # `python -m warmup run ...`: launch, with no runtime of the launcher's own
+    _sys.exit(_launcher.main(_sys.argv[1:]))
+
+import atexit as _atexit  # noqa: E402
+import functools  # noqa: E402
+import json as _json  # noqa: E402
+
+from . import _warmup  # noqa: E402
+from ._warmup import (alloc, context, d2d, d2h, disable, enable, h2d, launch, prewarm_context,  # noqa: E402
+                      prewarm_pool, region, set_attribution, set_python_names, stream_handle)
 
 __all__ = ["Report", "Record", "alloc", "context", "d2d", "d2h", "disable", "enable", "h2d", "launch",
-           "prewarm_context", "prewarm_pool", "read", "region", "set_attribution", "set_python_names", "snapshot",
+           "nvtx_tool_path", "prewarm_context", "prewarm_pool", "read", "region", "set_attribution", "set_python_names", "snapshot",
            "stream_handle",
            "timed", "until_steady"]
 
 _KINDS = {"context": context, "launch": launch, "region": region}
+
+
+def nvtx_tool_path():
+    """The package's copy of warmup's NVTX tool (libwarmup_nvtx.so), or None where this install has
+    none: the library NVTX_INJECTION64_PATH names to measure a program's NVTX ranges with no
+    change to it. `python -m warmup run -- PROGRAM` sets it (docs/nvtx-tool.md).
+
+        subprocess.run(cmd, env=dict(os.environ, NVTX_INJECTION64_PATH=warmup.nvtx_tool_path(),
+                                     WARMUP_REPORT="report.json"))
+    """
+    return _launcher.tool_path()
 
 
 def timed(name=None, kind="region", stream=None):

@@ -1,0 +1,54 @@
+"""`python -m warmup run` (docs/nvtx-tool.md): a program that knows nothing of warmup, run under the
+package's own copy of the NVTX tool, reports its NVTX ranges. The program is the NVTX tool's C
+test program (tests/nvtx_tool/c_program.c), named by CTest in NVTX_TEST_PROGRAM."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import warmup
+
+PROGRAM = os.environ.get("NVTX_TEST_PROGRAM")
+
+
+def clean_env(**extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("WARMUP_", "NVTX_INJECTION"))}
+    env.update(extra)
+    return env
+
+
+def launch(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "warmup", *args], capture_output=True, text=True, timeout=120,
+                          env=env or clean_env())
+
+
+def test_the_package_carries_the_tool():
+    path = warmup.nvtx_tool_path()
+    assert path is not None and os.path.basename(path) == "libwarmup_nvtx.so", path
+
+
+@pytest.mark.skipif(PROGRAM is None, reason="NVTX_TEST_PROGRAM is set by CTest's `python` test")
+def test_run_reports_the_programs_ranges(tmp_path):
+    report = tmp_path / "report.json"
+    r = launch("run", "-o", str(report), "--", PROGRAM, "ranges")
+    assert r.returncode == 0, r.stderr
+    calls = {s["name"]: s["calls"] for s in json.loads(report.read_text())["sites"]}
+    assert calls["c.outer"] == 3 and calls["[NCCL] AllReduce"] == 4, calls
+    # No -o and no WARMUP_REPORT: the table on stderr; the program's exit status is the command's.
+    r = launch("run", "--", PROGRAM, "ranges")
+    assert r.returncode == 0 and "c.outer" in r.stderr, r.stderr
+    r = launch("run", "--", PROGRAM, "no-such-mode")
+    assert r.returncode == 2 and "usage" in r.stderr
+    # The launcher starts no runtime of its own: a setting is read once, by the program's.
+    r = launch("run", "--", PROGRAM, "ranges", env=clean_env(WARMUP_NO_SUCH_SETTING="1"))
+    assert r.returncode == 0 and r.stderr.count("unknown variable WARMUP_NO_SUCH_SETTING") == 1, r.stderr
+
+
+def test_run_says_what_is_wrong(tmp_path):
+    r = launch("run")
+    assert r.returncode == 2 and "run needs a program" in r.stderr
+    r = launch("run", "--", str(tmp_path / "missing"))
+    assert r.returncode == 127 and "cannot start" in r.stderr, r.stderr
+    r = launch("walk")
+    assert r.returncode == 2 and "usage" in r.stderr
