@@ -135,10 +135,10 @@ nvtxDomainHandle_t NVTX_API domain_create_a(const char* name) {
   try {
     d = make_domain(name != nullptr ? name : "");
   } catch (...) {
-    return nullptr;  // out of memory: the default domain stands in
   }
+  if (d == nullptr) return nullptr;  // out of memory: the default domain stands in
   if (const auto f = next().in_core2<nvtxDomainCreateA_impl_fntype>(NVTX_CBID_CORE2_DomainCreateA)) d->next = f(name);
-  return reinterpret_cast<nvtxDomainHandle_t>(d);
+  return d->handle;
 }
 nvtxDomainHandle_t NVTX_API domain_create_w(const wchar_t* name) {
   domain* d = nullptr;
@@ -147,10 +147,10 @@ nvtxDomainHandle_t NVTX_API domain_create_w(const wchar_t* name) {
     append_utf8(utf8, name);
     d = make_domain(std::move(utf8));
   } catch (...) {
-    return nullptr;
   }
+  if (d == nullptr) return nullptr;
   if (const auto f = next().in_core2<nvtxDomainCreateW_impl_fntype>(NVTX_CBID_CORE2_DomainCreateW)) d->next = f(name);
-  return reinterpret_cast<nvtxDomainHandle_t>(d);
+  return d->handle;
 }
 nvtxStringHandle_t NVTX_API register_a(nvtxDomainHandle_t h, const char* s) {
   domain& d = domain_of(h);
@@ -158,11 +158,11 @@ nvtxStringHandle_t NVTX_API register_a(nvtxDomainHandle_t h, const char* s) {
   try {
     r = make_registered(d, s != nullptr ? s : "");
   } catch (...) {
-    return nullptr;
   }
+  if (r == nullptr) return nullptr;  // NVTX's way to decline a string: the range names none
   if (const auto f = next().in_core2<nvtxDomainRegisterStringA_impl_fntype>(NVTX_CBID_CORE2_DomainRegisterStringA))
     r->next = f(d.next, s);
-  return reinterpret_cast<nvtxStringHandle_t>(r);
+  return r->handle;
 }
 nvtxStringHandle_t NVTX_API register_w(nvtxDomainHandle_t h, const wchar_t* s) {
   domain& d = domain_of(h);
@@ -172,11 +172,11 @@ nvtxStringHandle_t NVTX_API register_w(nvtxDomainHandle_t h, const wchar_t* s) {
     append_utf8(utf8, s);
     r = make_registered(d, std::move(utf8));
   } catch (...) {
-    return nullptr;
   }
+  if (r == nullptr) return nullptr;
   if (const auto f = next().in_core2<nvtxDomainRegisterStringW_impl_fntype>(NVTX_CBID_CORE2_DomainRegisterStringW))
     r->next = f(d.next, s);
-  return reinterpret_cast<nvtxStringHandle_t>(r);
+  return r->handle;
 }
 
 // ---- Passed on only, where a next tool is attached: marks, names of categories, threads and

@@ -164,10 +164,48 @@ started_table& started() {
   return *t;
 }
 
+/// The handles the tool gives NVTX for its domains and registered strings: (index + 1) x 16,
+/// never an address, so that a handle NVTX never gave (made up, or from another process) is
+/// found to be none by its bounds, never read through. Added to under the handles' lock; read
+/// with none.
+template <class T>
+class handle_table {
+ public:
+  static constexpr std::size_t per_chunk = 1024, chunks = 4096;  // 4M handles
+
+  /// 0 where the table is full or memory ran out.
+  std::uintptr_t add(T* p) noexcept {
+    const std::size_t i = count_.load(std::memory_order_relaxed);
+    if (i >= per_chunk * chunks) return 0;
+    std::atomic<T*>* c = chunk_[i / per_chunk].load(std::memory_order_relaxed);
+    if (c == nullptr) {
+      c = new (std::nothrow) std::atomic<T*>[per_chunk];
+      if (c == nullptr) return 0;
+      chunk_[i / per_chunk].store(c, std::memory_order_release);
+    }
+    c[i % per_chunk].store(p, std::memory_order_relaxed);
+    count_.store(i + 1, std::memory_order_release);
+    return (i + 1) * 16;
+  }
+
+  T* find(std::uintptr_t h) const noexcept {
+    if (h == 0 || h % 16 != 0) return nullptr;
+    const std::size_t i = h / 16 - 1;
+    if (i >= count_.load(std::memory_order_acquire)) return nullptr;
+    return chunk_[i / per_chunk].load(std::memory_order_acquire)[i % per_chunk].load(std::memory_order_relaxed);
+  }
+
+ private:
+  std::atomic<std::atomic<T*>*> chunk_[chunks] = {};
+  std::atomic<std::size_t> count_{0};
+};
+
 struct handles {
   std::mutex m;
   std::deque<domain> domains;
   std::deque<registered> strings;
+  handle_table<domain> domain_handles;
+  handle_table<registered> string_handles;
 };
 handles& made() {
   static handles* h = new handles;
@@ -240,14 +278,18 @@ domain& default_domain() {
 }
 
 domain& domain_of(nvtxDomainHandle_t h) noexcept {
-  auto* d = reinterpret_cast<domain*>(h);
-  return d != nullptr && d->magic == domain::tag ? *d : default_domain();
+  if (h == nullptr) return default_domain();
+  domain* d = made().domain_handles.find(reinterpret_cast<std::uintptr_t>(h));
+  return d != nullptr ? *d : default_domain();
 }
 
 domain* make_domain(std::string name) {
   handles& h = made();
   std::lock_guard<std::mutex> lock(h.m);
   domain& d = h.domains.emplace_back();
+  const std::uintptr_t handle = h.domain_handles.add(&d);
+  if (handle == 0) return nullptr;  // the object stays, unused: handles are never taken back
+  d.handle = reinterpret_cast<nvtxDomainHandle_t>(handle);
   d.counted = domain_counted(config().domains, name, false);
   d.prefix = domain_prefix(name);
   d.name = std::move(name);
@@ -260,12 +302,14 @@ registered* make_registered(domain& d, std::string text) {
   registered& r = h.strings.emplace_back();
   site_name(r.site, d.prefix, text, config().varying);
   r.text = std::move(text);
+  const std::uintptr_t handle = h.string_handles.add(&r);
+  if (handle == 0) return nullptr;
+  r.handle = reinterpret_cast<nvtxStringHandle_t>(handle);
   return &r;
 }
 
 const registered* registered_of(nvtxStringHandle_t h) noexcept {
-  const auto* r = reinterpret_cast<const registered*>(h);
-  return r != nullptr && r->magic == registered::tag ? r : nullptr;
+  return h == nullptr ? nullptr : made().string_handles.find(reinterpret_cast<std::uintptr_t>(h));
 }
 
 message message_of(const nvtxEventAttributes_t* a, std::string& buffer) noexcept {

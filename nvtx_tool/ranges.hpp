@@ -28,8 +28,7 @@ settings& config();
 /// An NVTX domain as the tool hands it out (its `nvtxDomainHandle_t`); never freed, since a
 /// range may name it after the program destroyed it. `next` is the next tool's handle for it.
 struct domain {
-  static constexpr std::uint32_t tag = 0x77646f6d;  // checked: a handle the tool never made is no domain
-  std::uint32_t magic = tag;
+  nvtxDomainHandle_t handle = nullptr;  ///< what NVTX gets: an index, never this object's address
   bool counted = true;
   std::string name;
   std::string prefix;  ///< "[name] ", empty for NVTX's default domain
@@ -37,19 +36,22 @@ struct domain {
 };
 /// NVTX's default domain (the null handle and the functions without a domain).
 domain& default_domain();
-/// The domain behind a handle; the default domain for the null handle or one that is no domain.
+/// The domain behind a handle; the default domain for the null handle or one the tool never
+/// gave (a handle is checked by bounds, never read through).
 domain& domain_of(nvtxDomainHandle_t h) noexcept;
+/// A new domain, with its handle; null where memory ran out or 4M handles were given.
 domain* make_domain(std::string name);
 
 /// A registered string: its text, its site name in its domain, the next tool's handle.
 struct registered {
-  static constexpr std::uint32_t tag = 0x77737472;
-  std::uint32_t magic = tag;
+  nvtxStringHandle_t handle = nullptr;  ///< what NVTX gets: an index, as a domain's
   std::string text;
   std::string site;
   nvtxStringHandle_t next = nullptr;
 };
+/// A new registered string of `d`, with its handle; null as make_domain.
 registered* make_registered(domain& d, std::string text);
+/// The registered string behind a handle; null for one the tool never gave.
 const registered* registered_of(nvtxStringHandle_t h) noexcept;
 
 /// A range's message as NVTX hands it over: a C string (its length not yet taken: a range

@@ -3,6 +3,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,11 @@ static int misbehave(void) {
   nvtxRangePop();
   nvtxDomainRangePop((nvtxDomainHandle_t)huge);   /* a domain NVTX never gave */
   free(huge);
+  /* Handles that point nowhere: found to be none, never read through. */
+  a.message.registered = (nvtxStringHandle_t)(uintptr_t)0xdead0;
+  nvtxDomainRangePushEx((nvtxDomainHandle_t)(uintptr_t)0x10, &a);
+  nvtxDomainRangePop((nvtxDomainHandle_t)(uintptr_t)0x10);
+  nvtxDomainRangePop((nvtxDomainHandle_t)(uintptr_t)0x7);
   nvtxRangePushA("never.popped");          /* open at exit */
   nvtxRangeStartA("never.ended");
   nvtxRangePushA("fine");
