@@ -60,6 +60,11 @@ next_tool& load_next() {
       t->failure = "WARMUP_NVTX_NEXT=" + wd::printable(t->path, 200) + " could not be loaded (" +
                    (e != nullptr ? wd::printable(e, 200) : std::string("no reason given")) +
                    "): no other NVTX tool sees the program's ranges";
+    } else if (dlsym(h, "warmup_nvtx_tool") != nullptr) {
+      // This tool again (or another build of it): its handlers would call themselves, or count
+      // every range twice.
+      t->failure = "WARMUP_NVTX_NEXT=" + wd::printable(t->path, 200) +
+                   " is warmup's NVTX tool itself: not attached (every range would be counted twice)";
     } else if (void* f = dlsym(h, "InitializeInjectionNvtx2"); f == nullptr) {
       t->failure = "WARMUP_NVTX_NEXT=" + wd::printable(t->path, 200) +
                    " is no NVTX tool (it exports no InitializeInjectionNvtx2): no other NVTX tool sees the program's ranges";

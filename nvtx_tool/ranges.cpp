@@ -7,6 +7,8 @@
 #include <warmup/runtime.hpp>
 #include <warmup/detail/record/host_call.hpp>
 
+#include <algorithm>
+#include <climits>
 #include <cstddef>
 #include <cstdlib>
 #include <new>
@@ -31,16 +33,22 @@ constexpr std::string_view no_message = "(no message)";
 
 /// What went wrong, counted for the notice at exit (rare: atomics).
 struct trouble {
-  std::atomic<std::uint64_t> bad_pops{0}, bad_ends{0}, dropped_starts{0};
+  std::atomic<std::uint64_t> bad_pops{0}, bad_ends{0}, dropped_starts{0}, deep_pushes{0};
 };
 trouble& troubles() {
   static trouble* t = new trouble;  // never destroyed: ranges end during static destruction
   return *t;
 }
 
-/// A push/pop range open on a thread.
+/// Push/pop ranges a thread keeps open at once, at most: a program that pushes and never pops
+/// is bounded. Pushes beyond are counted, not measured; the pops that follow end them first.
+constexpr std::size_t max_frames = std::size_t{1} << 16;
+
+/// A push/pop range open on a thread, and its depth in its domain (NVTX's return value), kept so
+/// that a push and a pop look no further than the latest range of their domain.
 struct frame {
   const domain* d;
+  int depth;
   wd::host_call call;
 };
 
@@ -64,8 +72,9 @@ pushing_threads& pushers() {
 /// on a range's path.
 struct thread_ranges {
   std::vector<frame> frames;
+  std::size_t beyond = 0;  ///< pushes past max_frames still open: not kept
   std::string name;
-  std::atomic<std::size_t> open{0};
+  std::atomic<std::size_t> open{0};  ///< frames.size() + beyond
   bool listed = false;
   /// The sites of the messages this thread passed lately, by the message's address: a C string
   /// passed again from the same place (a literal, a kept string) is found by one comparison of
@@ -105,7 +114,7 @@ struct thread_ranges {
           p.live.pop_back();
           break;
         }
-      p.left_by_ended += frames.size();
+      p.left_by_ended += frames.size() + beyond;
       if (p.first_unclosed.empty() && !frames.empty() && frames.front().call.s != nullptr)
         p.first_unclosed = frames.front().call.s->name;
     } catch (...) {
@@ -341,14 +350,24 @@ int push(domain& d, const message& m) noexcept {
   thread_ranges* const where = here();
   if (where == nullptr) return 0;
   thread_ranges& t = *where;
+  if (t.frames.size() >= max_frames) {
+    ++t.beyond;
+    t.open.store(t.frames.size() + t.beyond, std::memory_order_relaxed);
+    troubles().deep_pushes.fetch_add(1, std::memory_order_relaxed);
+    return static_cast<int>(std::min<std::size_t>(t.frames.size() + t.beyond - 1, INT_MAX));
+  }
   int depth = 0;
-  for (const frame& f : t.frames) depth += f.d == &d;
+  for (std::size_t i = t.frames.size(); i-- > 0;)
+    if (t.frames[i].d == &d) {
+      depth = t.frames[i].depth + 1;
+      break;
+    }
   try {
-    t.frames.push_back({&d, {}});
+    t.frames.push_back({&d, depth, {}});
   } catch (...) {
     return depth;  // out of memory: this range is not kept, and its pop will find none
   }
-  t.open.store(t.frames.size(), std::memory_order_relaxed);
+  t.open.store(t.frames.size() + t.beyond, std::memory_order_relaxed);
   // The buffer used for a wide message belongs to message_of's caller: the name is built apart.
   if (wd::named_site* n = site_of(d, m, t)) t.frames.back().call.begin(n->s, &n->slot);
   return depth;
@@ -356,14 +375,18 @@ int push(domain& d, const message& m) noexcept {
 
 int pop(domain& d) noexcept {
   thread_ranges* const where = here();
+  if (where != nullptr && where->beyond > 0) {  // the latest pushes were not kept: they end first
+    --where->beyond;
+    where->open.store(where->frames.size() + where->beyond, std::memory_order_relaxed);
+    return static_cast<int>(std::min<std::size_t>(where->frames.size() + where->beyond, INT_MAX));
+  }
   for (std::size_t i = where != nullptr ? where->frames.size() : 0; i-- > 0;) {
     thread_ranges& t = *where;
     if (t.frames[i].d != &d) continue;
     t.frames[i].call.end();  // first: what follows is not the range's time
-    int depth = 0;
-    for (std::size_t j = 0; j < i; ++j) depth += t.frames[j].d == &d;
+    const int depth = t.frames[i].depth;
     t.frames.erase(t.frames.begin() + static_cast<std::ptrdiff_t>(i));
-    t.open.store(t.frames.size(), std::memory_order_relaxed);
+    t.open.store(t.frames.size() + t.beyond, std::memory_order_relaxed);
     return depth;
   }
   if (troubles().bad_pops.fetch_add(1, std::memory_order_relaxed) == 0 &&
@@ -459,14 +482,17 @@ void say_what_was_left() noexcept {
       for (const auto& [id, r] : s.open)
         if (name.empty() && r.call.s != nullptr) name = r.call.s->name;
     }
-    const std::uint64_t bad_pops = t.bad_pops.load(), bad_ends = t.bad_ends.load(), dropped = t.dropped_starts.load();
-    if (pushes + open_started + bad_pops + bad_ends + dropped == 0) return;
+    const std::uint64_t bad_pops = t.bad_pops.load(), bad_ends = t.bad_ends.load(), dropped = t.dropped_starts.load(),
+                        deep = t.deep_pushes.load();
+    if (pushes + open_started + bad_pops + bad_ends + dropped + deep == 0) return;
     std::string m = "NVTX ranges the program left unbalanced, none of them counted as calls: ";
     m += std::to_string(pushes) + " pushed and never popped, " + std::to_string(open_started) +
          " started and never ended";
     if (!name.empty()) m += " (one: '" + wd::printable(name, 80) + "')";
     m += ", " + std::to_string(bad_pops) + " pops with no push, " + std::to_string(bad_ends) + " ends of no open range";
     if (dropped != 0) m += ", " + std::to_string(dropped) + " starts past the " + std::to_string(max_open_started) + " open at once";
+    if (deep != 0)
+      m += ", " + std::to_string(deep) + " pushes past the " + std::to_string(max_frames) + " open on a thread (not measured)";
     wd::notice_board().raise(wd::notice_kind::nvtx_ranges_left, m);
   } catch (...) {
   }
@@ -481,6 +507,7 @@ void after_fork_in_child() noexcept {
   new (&pushers()) pushing_threads;
   if (thread_ranges* t = here_ptr) {
     t->frames.clear();
+    t->beyond = 0;
     t->open.store(0, std::memory_order_relaxed);
     t->list();
   }

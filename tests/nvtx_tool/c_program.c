@@ -143,6 +143,12 @@ static int misbehave(void) {
   return 0;
 }
 
+static int deep(long n) {
+  for (long i = 0; i < n; ++i) nvtxRangePushA("deep"); /* never popped */
+  for (long i = 0; i < 10; ++i) nvtxRangePop();       /* the last ten pushes, not kept: no call */
+  return 0;
+}
+
 static int many(long n) {
   char name[64];
   for (long i = 0; i < n; ++i) {
@@ -158,6 +164,7 @@ int main(int argc, char** argv) {
   if (strcmp(what, "ranges") == 0) return ranges();
   if (strcmp(what, "misbehave") == 0) return misbehave();
   if (strcmp(what, "many") == 0) return many(argc > 2 ? atol(argv[2]) : 1000000);
-  fprintf(stderr, "usage: %s ranges|misbehave|many [N]\n", argv[0]);
+  if (strcmp(what, "deep") == 0) return deep(argc > 2 ? atol(argv[2]) : 1000000);
+  fprintf(stderr, "usage: %s ranges|misbehave|many|deep [N]\n", argv[0]);
   return 2;
 }

@@ -134,6 +134,15 @@ def test_many_names_bounded():
     assert "more than 100000 distinct site names" in notices(r), notices(r)
 
 
+def test_pushes_never_popped_are_bounded():
+    # A million pushes with no pop: each push costs the same (no scan of the stack), the first
+    # 65,536 are kept and the rest counted; none is a call.
+    r, _ = run(C_PROGRAM, "deep", "1000000")
+    assert calls(r) == {"deep": 0}, calls(r)
+    n = notices(r)
+    assert "999990 pushed and never popped" in n and "934464 pushes past the 65536 open on a thread" in n, n
+
+
 def test_warmup_domain_not_counted_twice():
     out = os.path.join(WORK, "scopes.json")
     _, err = run(SCOPES, out, "--first-us", "100", "--steady-us", "10", "--calls", "30", "--no-io", report=False)
@@ -160,7 +169,10 @@ def test_next_tool_sees_every_call():
     r, err = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_NEXT": os.path.join(WORK, "missing.so")})
     assert calls(r)["c.outer"] == 3 and "could not be loaded" in notices(r), notices(r)
     r, err = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_NEXT": C_PROGRAM})  # no NVTX tool
-    assert calls(r)["c.outer"] == 3 and "could not be loaded" in notices(r) or "is no NVTX tool" in notices(r)
+    assert calls(r)["c.outer"] == 3 and ("could not be loaded" in notices(r) or "is no NVTX tool" in notices(r))
+    # This tool behind itself: refused (its handlers would call themselves), each range counted once.
+    r, err = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_NEXT": TOOL})
+    assert calls(r)["c.outer"] == 3 and "is warmup's NVTX tool itself" in notices(r), notices(r)
 
 
 def test_not_chosen_is_said():
