@@ -26,7 +26,7 @@ using cuda_warmup::op_kind;
 
 /// Start/end ranges open at once, at most: a program that starts ranges it never ends is
 /// bounded as sites are.
-constexpr std::size_t max_open_started = std::size_t{1} << 20;
+constexpr std::size_t max_open_started = std::size_t{1} << 16;
 
 /// The site of ranges that carry no message.
 constexpr std::string_view no_message = "(no message)";

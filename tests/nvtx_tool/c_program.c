@@ -149,6 +149,11 @@ static int deep(long n) {
   return 0;
 }
 
+static int unended(long n) {
+  for (long i = 0; i < n; ++i) nvtxRangeStartA("unended"); /* never ended */
+  return 0;
+}
+
 static int many(long n) {
   char name[64];
   for (long i = 0; i < n; ++i) {
@@ -165,6 +170,7 @@ int main(int argc, char** argv) {
   if (strcmp(what, "misbehave") == 0) return misbehave();
   if (strcmp(what, "many") == 0) return many(argc > 2 ? atol(argv[2]) : 1000000);
   if (strcmp(what, "deep") == 0) return deep(argc > 2 ? atol(argv[2]) : 1000000);
-  fprintf(stderr, "usage: %s ranges|misbehave|many|deep [N]\n", argv[0]);
+  if (strcmp(what, "unended") == 0) return unended(argc > 2 ? atol(argv[2]) : 100000);
+  fprintf(stderr, "usage: %s ranges|misbehave|many|deep|unended [N]\n", argv[0]);
   return 2;
 }

@@ -141,6 +141,10 @@ def test_pushes_never_popped_are_bounded():
     assert calls(r) == {"deep": 0}, calls(r)
     n = notices(r)
     assert "999990 pushed and never popped" in n and "934464 pushes past the 65536 open on a thread" in n, n
+    # Starts never ended: the first 65,536 kept open, the rest counted.
+    r, _ = run(C_PROGRAM, "unended", "100000")
+    n = notices(r)
+    assert "65536 started and never ended" in n and "34464 starts past the 65536 open at once" in n, n
 
 
 def test_warmup_domain_not_counted_twice():
