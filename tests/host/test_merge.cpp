@@ -98,6 +98,13 @@ TEST_CASE("merge numbers ranks by input order where ranks are missing or repeate
   REQUIRE(b.notices.size() == 2);
   CHECK(b.notices[1].find("1 site(s) listed twice by one rank were left out after their first (rank 0, region site \"a\")") !=
         std::string::npos);  // one: named, with no "..." for more
+  std::vector<warmup::rank_summary> thrice;
+  thrice.push_back(rank_of(5, {site("a", 1ms, {}), site("a", 9ms, {}), site("a", 8ms, {})}));
+  thrice.push_back(rank_of(5, {site("a", 2ms, {})}));
+  const warmup::merged_report c = warmup::merge(std::move(thrice));
+  REQUIRE(c.notices.size() == 2);
+  CHECK(c.notices[1].find("2 site(s) listed twice by one rank were left out after their first (rank 0, region site \"a\", ...)") !=
+        std::string::npos);  // two: the first named, "..." for the other
 
   const warmup::merged_report empty = warmup::merge({});
   CHECK(empty.sites.empty());
