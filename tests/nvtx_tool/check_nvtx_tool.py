@@ -188,6 +188,14 @@ def test_not_chosen_is_said():
     with open(out) as f:
         r = json.load(f)
     assert "not warmup's NVTX tool" in notices(r) and CAPTURE in notices(r), notices(r)
+    # No tool at all: said too; and with no WARMUP_NVTX_* setting, nothing is said.
+    for env, said in ((clean_env(WARMUP_NVTX_VARYING="iter"), True), (clean_env(), False)):
+        p = subprocess.run([SCOPES, out, "--first-us", "10", "--steady-us", "1", "--calls", "5", "--no-io"],
+                           env=env, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        with open(out) as f:
+            n = notices(json.load(f))
+        assert ("NVTX's tool is none, not warmup's NVTX tool" in n) == said, (said, n)
 
 
 def test_launcher():
