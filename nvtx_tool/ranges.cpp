@@ -34,6 +34,7 @@ constexpr std::string_view no_message = "(no message)";
 /// What went wrong, counted for the notice at exit (rare: atomics).
 struct trouble {
   std::atomic<std::uint64_t> bad_pops{0}, bad_ends{0}, dropped_starts{0}, deep_pushes{0};
+  std::atomic<bool> measured{false};  ///< a range was given a site (set where a message is first looked up)
 };
 trouble& troubles() {
   static trouble* t = new trouble;  // never destroyed: ranges end during static destruction
@@ -243,7 +244,9 @@ wd::named_site* site_of(const domain& d, const message& m, thread_ranges& t) noe
       site_name(t.name, d.prefix, text, config().varying);
       n = wd::lookup(op_kind::region, t.name);
     }
-    if (n == nullptr || key == nullptr) return n;
+    if (n == nullptr) return n;
+    if (!troubles().measured.load(std::memory_order_relaxed)) troubles().measured.store(true, std::memory_order_relaxed);
+    if (key == nullptr) return n;
     // Kept where the message is the site's name after the prefix, a name not cut to its limit.
     const std::string& site = n->s->name;
     if (m.reg != nullptr) {
@@ -461,6 +464,10 @@ nvtxRangeId_t end(nvtxRangeId_t id) noexcept {
 
 void say_what_was_left() noexcept {
   trouble& t = troubles();
+  if (t.measured.load(std::memory_order_relaxed))
+    wd::notice_board().raise(wd::notice_kind::nvtx_host_timed,
+                             "the NVTX ranges' sites were measured by warmup's NVTX tool, on the host: a range's "
+                             "device time is not measured (docs/nvtx-tool.md, \"Device time\")");
   std::uint64_t open_started = 0, pushes = 0;
   std::string name;
   try {

@@ -79,8 +79,8 @@ nvtxRangeId_t start(domain& d, const message& m, nvtxRangeId_t next_id) noexcept
 /// or ended twice is counted and said.
 nvtxRangeId_t end(nvtxRangeId_t id) noexcept;
 
-/// At exit, before the report: says how many ranges were never closed, and how many pops
-/// found no push.
+/// At exit, before the report: says that the ranges were host-timed, how many were never
+/// closed, and how many pops found no push.
 void say_what_was_left() noexcept;
 /// In a forked child: the locks the parent's other threads may have held, free again.
 void after_fork_in_child() noexcept;

@@ -71,6 +71,10 @@ def test_c_ranges():
     assert LAST_STDOUT[0].splitlines() == ["depths 0 0 0 0", "depths 0 0 0 0", "depths 0 1 1 0"], LAST_STDOUT
     for s in r["sites"]:
         assert s["op"] == "region" and s["device"] is None, s  # host-timed: no device series
+        # Each first call probed as a scope's is (host_call: the CPU clock read at both ends).
+        h = s["first_call_host"]
+        assert h is not None and (s["name"] == "c.async" or h["cpu"] > 0), (s["name"], h)
+    assert "on the host: a range's device time is not measured" in notices(r), notices(r)
     async_site = next(s for s in r["sites"] if s["name"] == "c.async")
     assert async_site["host"]["first"] > 0
 
@@ -100,7 +104,9 @@ def test_cpp_ranges():
     }
     assert c == expected, c
     assert r["notices"] == ["the first call of 'cpp.unique' ended on a thread other than the one it began on: "
-                            "its CPU time, faults and CPU samples are not known"], r["notices"]
+                            "its CPU time, faults and CPU samples are not known",
+                            "the NVTX ranges' sites were measured by warmup's NVTX tool, on the host: a range's "
+                            "device time is not measured (docs/nvtx-tool.md, \"Device time\")"], r["notices"]
 
 
 def test_fork_inside_a_range():
