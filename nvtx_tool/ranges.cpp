@@ -226,15 +226,18 @@ handles& made() {
 /// is not measuring.
 wd::named_site* site_of(const domain& d, const message& m, thread_ranges& t) noexcept {
   if (!d.counted || !wd::measuring.load(std::memory_order_relaxed)) return nullptr;
-  const void* key = m.reg != nullptr ? static_cast<const void*>(m.reg) : static_cast<const void*>(m.ascii);
+  const void* key = m.registered != nullptr ? static_cast<const void*>(m.registered) : static_cast<const void*>(m.ascii);
   thread_ranges::recent& r = t.seen[thread_ranges::slot_of(key)];
-  if (key != nullptr && r.key == key && r.d == &d && (r.tail == nullptr || std::strcmp(r.tail, m.ascii) == 0))
+  // A handle's entry has no text; a C string's has its site's (a handle's value may equal an address).
+  if (key != nullptr && r.key == key && r.d == &d &&
+      (m.registered != nullptr ? r.tail == nullptr : r.tail != nullptr && std::strcmp(r.tail, m.ascii) == 0))
     return r.site;
   wd::named_site* n = nullptr;
   try {
     std::string_view text = m.ascii != nullptr ? std::string_view{m.ascii} : m.text;
-    if (m.reg != nullptr) {
-      n = wd::lookup(op_kind::region, m.reg->site);
+    const registered* reg = m.registered != nullptr ? registered_of(m.registered) : nullptr;
+    if (reg != nullptr) {
+      n = wd::lookup(op_kind::region, reg->site);
     } else if (text.empty()) {
       // No text: a null message, a registered handle NVTX never gave, attributes too small.
       return wd::lookup(op_kind::region, no_message);
@@ -249,7 +252,7 @@ wd::named_site* site_of(const domain& d, const message& m, thread_ranges& t) noe
     if (key == nullptr) return n;
     // Kept where the message is the site's name after the prefix, a name not cut to its limit.
     const std::string& site = n->s->name;
-    if (m.reg != nullptr) {
+    if (reg != nullptr) {
       r = {key, &d, n, nullptr};
     } else if (m.ascii != nullptr && site.size() == d.prefix.size() + text.size() &&
                site.compare(d.prefix.size(), std::string::npos, text) == 0) {
@@ -342,7 +345,7 @@ message message_of(const nvtxEventAttributes_t* a, std::string& buffer) noexcept
       }
       break;
     case NVTX_MESSAGE_TYPE_REGISTERED:
-      m.reg = registered_of(a->message.registered);
+      m.registered = a->message.registered;
       break;
     default: break;
   }

@@ -56,11 +56,11 @@ const registered* registered_of(nvtxStringHandle_t h) noexcept;
 
 /// A range's message as NVTX hands it over: a C string (its length not yet taken: a range
 /// whose name the thread passed before is found without it), converted text, or a registered
-/// string.
+/// string's handle (looked up only where the thread has not passed it before).
 struct message {
   const char* ascii = nullptr;
   std::string_view text;  ///< where `ascii` is null
-  const registered* reg = nullptr;
+  nvtxStringHandle_t registered = nullptr;
 };
 /// The message of an event's attributes (ASCII, wide into `buffer`, registered); empty where the
 /// attributes are missing, too small to hold one, or of a type NVTX does not define.

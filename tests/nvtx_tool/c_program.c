@@ -80,9 +80,14 @@ static int ranges(void) {
   {
     const int a = nvtxRangePushA("c.depth0");
     const int b = nvtxRangePushA("c.depth1");
-    const int c = nvtxRangePop();
-    const int d = nvtxRangePop();
-    printf("depths %d %d %d %d\n", a, b, c, d);
+    nvtxEventAttributes_t s = attributes();
+    s.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    s.message.ascii = "Recv";
+    nvtxDomainRangePushEx(nccl, &s);         /* on top, in the other domain */
+    const int c = nvtxRangePop();            /* ends c.depth1 (depth 1), not Recv */
+    const int d = nvtxRangePop();            /* ends c.depth0 */
+    const int e = nvtxDomainRangePop(nccl);  /* ends Recv */
+    printf("depths %d %d %d %d %d\n", a, b, c, d, e);
   }
   /* One buffer, two names in turn: the same address is not the same name. */
   for (int i = 0; i < 4; ++i) {

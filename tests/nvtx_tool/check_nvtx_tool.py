@@ -62,13 +62,14 @@ def test_c_ranges():
         "aten::addmm, sizes = [[32, 64], [64, 64]]": 4,          # seq, op_id, input_op_ids dropped
         "aten::addmm, sizes = [[16, 64], [64, 64]]": 2,          # a new shape is a new site
         "c.async": 5,                                            # start/end, ended on another thread
-        "c.depth0": 1, "c.depth1": 1,
+        "c.depth0": 1, "c.depth1": 1, "[NCCL] Recv": 1,
         "c.buffer.even": 2, "c.buffer.odd": 2,                   # one buffer, two names in turn
     }
     assert c == expected, c
     # Depths as NVTX returns them, each in its own domain: push 0 and 0 across two domains,
-    # each pop the depth of the range it ended; nested in one domain, 0 then 1, popped 1 then 0.
-    assert LAST_STDOUT[0].splitlines() == ["depths 0 0 0 0", "depths 0 0 0 0", "depths 0 1 1 0"], LAST_STDOUT
+    # each pop the depth of the range it ended; nested in one domain, 0 then 1, popped 1 then 0
+    # under another domain's range (then popped, 0).
+    assert LAST_STDOUT[0].splitlines() == ["depths 0 0 0 0", "depths 0 0 0 0", "depths 0 1 1 0 0"], LAST_STDOUT
     for s in r["sites"]:
         assert s["op"] == "region" and s["device"] is None, s  # host-timed: no device series
         # Each first call probed as a scope's is (host_call: the CPU clock read at both ends).
@@ -89,7 +90,7 @@ def test_varying_setting():
 
 def test_domain_setting():
     r, _ = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_DOMAINS": "NCCL"})
-    assert calls(r) == {"[NCCL] AllReduce": 4, "[NCCL] Send": 2}, calls(r)
+    assert calls(r) == {"[NCCL] AllReduce": 4, "[NCCL] Send": 2, "[NCCL] Recv": 1}, calls(r)
     r, _ = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_DOMAINS": "default"})
     assert "c.outer" in calls(r) and not any(n.startswith("[") for n in calls(r))
 
@@ -170,7 +171,7 @@ def test_next_tool_sees_every_call():
         lines = f.read().splitlines()
     assert lines.count("attached |") == 1
     assert lines.count("push NCCL|AllReduce") == 4     # its own domain and string handles
-    assert lines.count("push NCCL|Send") == 2 and lines.count("pop NCCL|") == 6
+    assert lines.count("push NCCL|Send") == 2 and lines.count("push NCCL|Recv") == 1 and lines.count("pop NCCL|") == 7
     assert lines.count("push |c.outer") == 3 and lines.count("push |c.ex") == 3
     assert lines.count("start |c.async") == 5 and lines.count("end |42") == 5  # its own range ids
     assert lines.count("mark |c.mark") == 1
