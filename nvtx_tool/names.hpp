@@ -31,17 +31,12 @@ inline std::vector<std::string> comma_list(std::string_view list) {
   return keys;
 }
 
-/// The key of a field "key = value": the text before " = " if it is a name (letters, digits,
-/// '_' and inner spaces, starting with a letter or '_'); empty otherwise.
-inline std::string_view field_key(std::string_view field) noexcept {
-  const std::size_t eq = field.find(" = ");
-  if (eq == std::string_view::npos || eq == 0) return {};
-  const std::string_view key = field.substr(0, eq);
-  const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  if (!letter(key.front())) return {};
-  for (const char c : key)
-    if (!letter(c) && !(c >= '0' && c <= '9') && c != ' ') return {};
-  return key;
+/// Whether `field` is "key = value" for one of `keys`.
+inline bool is_field_of(std::string_view field, const std::vector<std::string>& keys) noexcept {
+  for (const std::string& k : keys)
+    if (field.size() >= k.size() + 3 && field.compare(0, k.size(), k) == 0 && field.compare(k.size(), 3, " = ") == 0)
+      return true;
+  return false;
 }
 
 /// Appends `message` to `out` without its fields whose key is in `keys`. Fields are what follows
@@ -57,10 +52,7 @@ inline void append_without_varying(std::string& out, std::string_view message, c
   bool first = true;
   const auto close = [&](std::size_t end) {
     const std::string_view p = message.substr(part, end - part);
-    bool drop = false;
-    if (!first)
-      if (const std::string_view k = field_key(p); !k.empty())
-        for (const std::string& v : keys) drop = drop || k == v;
+    const bool drop = !first && is_field_of(p, keys);
     if (!drop) {
       if (!first) out.append(", ");
       out.append(p);
