@@ -161,6 +161,11 @@ def test_warmup_domain_not_counted_twice():
         r = json.load(f)
     c = calls(r)
     assert c.get("step") == 30 and not any("warmup" in n for n in c), c
+    # Two copies of the library in the process (the program's, the tool's): one report at exit.
+    p = subprocess.run([SCOPES, out, "--first-us", "10", "--steady-us", "1", "--calls", "5", "--no-io"],
+                       env=clean_env(NVTX_INJECTION64_PATH=TOOL, WARMUP_REPORT="stderr"), capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0 and p.stderr.count("warmup report") == 1, p.stderr
 
 
 def test_next_tool_sees_every_call():
