@@ -30,21 +30,9 @@ const nvtxEventAttributes_t* for_next(const nvtxEventAttributes_t* a, nvtxEventA
   return &copy;
 }
 
-thread_local std::string wide_text;  // a wide message, as UTF-8, for the call that converts it
-
 message text_message(const char* s) noexcept {
   message m;
   m.ascii = s;
-  return m;
-}
-message wide_message(const wchar_t* s) noexcept {
-  message m;
-  try {
-    wide_text.clear();
-    append_utf8(wide_text, s);
-    m.text = wide_text;
-  } catch (...) {
-  }
   return m;
 }
 
@@ -80,7 +68,8 @@ int NVTX_API push_a(const char* s) {
   return depth;
 }
 int NVTX_API push_w(const wchar_t* s) {
-  const int depth = push(default_domain(), wide_message(s));
+  std::string buffer;
+  const int depth = push(default_domain(), wide_message(s, buffer));
   if (const auto f = next().in_core<nvtxRangePushW_impl_fntype>(NVTX_CBID_CORE_RangePushW)) f(s);
   return depth;
 }
@@ -122,7 +111,8 @@ nvtxRangeId_t NVTX_API start_a(const char* s) {
 nvtxRangeId_t NVTX_API start_w(const wchar_t* s) {
   nvtxRangeId_t next_id = 0;
   if (const auto f = next().in_core<nvtxRangeStartW_impl_fntype>(NVTX_CBID_CORE_RangeStartW)) next_id = f(s);
-  return start(default_domain(), wide_message(s), next_id);
+  std::string buffer;
+  return start(default_domain(), wide_message(s, buffer), next_id);
 }
 void NVTX_API end_default(nvtxRangeId_t id) {
   const nvtxRangeId_t next_id = end(id);

@@ -327,6 +327,17 @@ const registered* registered_of(nvtxStringHandle_t h) noexcept {
   return h == nullptr ? nullptr : made().string_handles.find(reinterpret_cast<std::uintptr_t>(h));
 }
 
+message wide_message(const wchar_t* s, std::string& buffer) noexcept {
+  message m;
+  try {
+    buffer.clear();
+    append_utf8(buffer, s);
+    m.text = buffer;
+  } catch (...) {
+  }
+  return m;
+}
+
 message message_of(const nvtxEventAttributes_t* a, std::string& buffer) noexcept {
   message m;
   // The message lies after version, size, category, colour and payload: an older or smaller
@@ -336,14 +347,7 @@ message message_of(const nvtxEventAttributes_t* a, std::string& buffer) noexcept
     case NVTX_MESSAGE_TYPE_ASCII:
       m.ascii = a->message.ascii;
       break;
-    case NVTX_MESSAGE_TYPE_UNICODE:
-      try {
-        buffer.clear();
-        append_utf8(buffer, a->message.unicode);
-        m.text = buffer;
-      } catch (...) {
-      }
-      break;
+    case NVTX_MESSAGE_TYPE_UNICODE: return wide_message(a->message.unicode, buffer);
     case NVTX_MESSAGE_TYPE_REGISTERED:
       m.registered = a->message.registered;
       break;

@@ -62,6 +62,8 @@ struct message {
   std::string_view text;  ///< where `ascii` is null
   nvtxStringHandle_t registered = nullptr;
 };
+/// A wide message (NVTX's W functions), as UTF-8 in `buffer`, which the message points into.
+message wide_message(const wchar_t* s, std::string& buffer) noexcept;
 /// The message of an event's attributes (ASCII, wide into `buffer`, registered); empty where the
 /// attributes are missing, too small to hold one, or of a type NVTX does not define.
 message message_of(const nvtxEventAttributes_t* a, std::string& buffer) noexcept;

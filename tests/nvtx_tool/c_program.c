@@ -2,11 +2,14 @@
  * under the tool and checks every range's calls in the report. argv[1] picks what it does. */
 #include <nvtx3/nvToolsExt.h>
 
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <wchar.h>
 
@@ -159,6 +162,38 @@ static int unended(long n) {
   return 0;
 }
 
+static void exit_on_term(int sig) {
+  (void)sig;
+  exit(3); /* a handler that calls exit: the report is still written, the range said left open */
+}
+
+static int signal_exit(void) {
+  nvtxRangePushA("signal.done");
+  nvtxRangePop();
+  signal(SIGTERM, exit_on_term);
+  nvtxRangePushA("signal.open");
+  raise(SIGTERM);
+  return 0; /* not reached */
+}
+
+static int blocked(void) {
+  /* A first call that waits in poll and nanosleep while the CPU sampler may run: neither is cut
+   * short (both return their full time, poll 0 and nanosleep 0, never EINTR). */
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  nvtxRangePushA("blocked.poll");
+  const int polled = poll(NULL, 0, 200);
+  nvtxRangePop();
+  nvtxRangePushA("blocked.sleep");
+  struct timespec d = {0, 200000000};
+  const int slept = nanosleep(&d, NULL);
+  nvtxRangePop();
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  const double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+  printf("poll %d sleep %d elapsed %s\n", polled, slept, ms >= 400 ? "full" : "cut");
+  return 0;
+}
+
 static int many(long n) {
   char name[64];
   for (long i = 0; i < n; ++i) {
@@ -176,6 +211,8 @@ int main(int argc, char** argv) {
   if (strcmp(what, "many") == 0) return many(argc > 2 ? atol(argv[2]) : 1000000);
   if (strcmp(what, "deep") == 0) return deep(argc > 2 ? atol(argv[2]) : 1000000);
   if (strcmp(what, "unended") == 0) return unended(argc > 2 ? atol(argv[2]) : 100000);
-  fprintf(stderr, "usage: %s ranges|misbehave|many|deep|unended [N]\n", argv[0]);
+  if (strcmp(what, "signal") == 0) return signal_exit();
+  if (strcmp(what, "blocked") == 0) return blocked();
+  fprintf(stderr, "usage: %s ranges|misbehave|many|deep|unended|signal|blocked [N]\n", argv[0]);
   return 2;
 }

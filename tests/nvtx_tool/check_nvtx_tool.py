@@ -133,6 +133,20 @@ def test_misbehaviour():
     assert "warmup: NVTX ranges the program left unbalanced" in err
 
 
+def test_a_signal_handler_that_exits():
+    r, err = run(C_PROGRAM, "signal", expect=3)
+    assert calls(r) == {"signal.done": 1, "signal.open": 0}, calls(r)
+    assert "1 pushed and never popped" in notices(r) and "'signal.open'" in notices(r), notices(r)
+
+
+def test_blocked_calls_are_not_cut_short():
+    # CPU sampling on: the ranges' first calls are sampled, and their waits end on time.
+    r, _ = run(C_PROGRAM, "blocked", env={"WARMUP_CPU_SAMPLING": "on"})
+    assert LAST_STDOUT[0].strip() == "poll 0 sleep 0 elapsed full", LAST_STDOUT
+    assert calls(r) == {"blocked.poll": 1, "blocked.sleep": 1}, calls(r)
+    assert r["cpu_sampling"] is not None, r["cpu_sampling"]
+
+
 def test_many_names_bounded():
     r, _ = run(C_PROGRAM, "many", "150000")
     c = calls(r)
