@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 
+#include "device_time.hpp"
 #include "next_tool.hpp"
 #include "ranges.hpp"
 
@@ -289,6 +290,7 @@ void once_per_process() noexcept {
       (void)config();
       (void)default_domain();
       (void)load_next();
+      device::start();
       (void)std::atexit(&at_exit);
       (void)pthread_atfork(nullptr, nullptr, &after_fork_in_child);
     });

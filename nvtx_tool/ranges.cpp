@@ -2,6 +2,8 @@
 // runtime: the tool's sites join the program's, if it measures too, in one report.
 #include "ranges.hpp"
 
+#include "device_time.hpp"
+
 #include <pthread.h>
 
 #include <warmup/runtime.hpp>
@@ -51,6 +53,8 @@ struct frame {
   const domain* d;
   int depth;
   wd::host_call call;
+  std::uint64_t serial = 0;  ///< its device-time serial (device_time.hpp); 0 where not device-timed
+  std::uint64_t parent = 0;  ///< the serial of the device-timed range it nests in, if any
 };
 
 struct thread_ranges;
@@ -379,9 +383,31 @@ int push(domain& d, const message& m) noexcept {
   }
   t.open.store(t.frames.size() + t.beyond, std::memory_order_relaxed);
   // The buffer used for a wide message belongs to message_of's caller: the name is built apart.
-  if (wd::named_site* n = site_of(d, m, t)) t.frames.back().call.begin(n->s, &n->slot);
+  if (wd::named_site* n = site_of(d, m, t)) {
+    frame& f = t.frames.back();
+    f.call.begin(n->s, &n->slot);
+    if (device::on()) {
+      if (t.frames.size() > 1) {
+        const frame& below = t.frames[t.frames.size() - 2];
+        f.parent = below.serial != 0 ? below.serial : below.parent;
+      }
+      f.serial = device::opened(n->s, f.call.call.index, f.parent);
+    }
+  }
   return depth;
 }
+
+namespace {
+/// Ends frame `i` of `t` for the device's side: its external id leaves the thread's stack,
+/// with those of the ranges above it (a pop out of order across domains), which go back.
+void close_device_side(thread_ranges& t, std::size_t i) noexcept {
+  for (std::size_t k = t.frames.size(); k-- > i;)
+    if (t.frames[k].serial != 0) device::pop_id();
+  for (std::size_t k = i + 1; k < t.frames.size(); ++k)
+    if (t.frames[k].serial != 0) device::push_id(t.frames[k].serial);
+  device::closed(t.frames[i].serial);
+}
+}  // namespace
 
 int pop(domain& d) noexcept {
   thread_ranges* const where = here();
@@ -394,6 +420,7 @@ int pop(domain& d) noexcept {
     thread_ranges& t = *where;
     if (t.frames[i].d != &d) continue;
     t.frames[i].call.end();  // first: what follows is not the range's time
+    if (t.frames[i].serial != 0) close_device_side(t, i);
     const int depth = t.frames[i].depth;
     t.frames.erase(t.frames.begin() + static_cast<std::ptrdiff_t>(i));
     t.open.store(t.frames.size() + t.beyond, std::memory_order_relaxed);
@@ -469,12 +496,33 @@ nvtxRangeId_t end(nvtxRangeId_t id) noexcept {
   return 0;
 }
 
+namespace {
+void say_how_ranges_were_timed() noexcept {
+  try {
+    const device::summary d = device::what_was_timed();
+    if (!d.watching) {
+      if (!d.asked)
+        wd::notice_board().raise(wd::notice_kind::nvtx_host_timed,
+                                 "the NVTX ranges' sites were measured by warmup's NVTX tool, on the host: a "
+                                 "range's device time is measured with WARMUP_NVTX_DEVICE=on (docs/nvtx-tool.md, "
+                                 "\"Device time\")");
+      return;  // asked and refused: start() said why
+    }
+    std::string m = "the NVTX ranges' sites were measured by warmup's NVTX tool: " + std::to_string(d.timed) +
+                    " push/pop calls device-timed from the kernels, copies and memsets they launched (CUPTI); "
+                    "ranges with no device work and start/end ranges are host-timed";
+    if (d.lost + d.late != 0)
+      m += "; " + std::to_string(d.lost) + " calls' records came too late to keep, " + std::to_string(d.late) +
+           " records after their call's time was given";
+    wd::notice_board().raise(wd::notice_kind::nvtx_host_timed, m);
+  } catch (...) {
+  }
+}
+}  // namespace
+
 void say_what_was_left() noexcept {
   trouble& t = troubles();
-  if (t.measured.load(std::memory_order_relaxed))
-    wd::notice_board().raise(wd::notice_kind::nvtx_host_timed,
-                             "the NVTX ranges' sites were measured by warmup's NVTX tool, on the host: a range's "
-                             "device time is not measured (docs/nvtx-tool.md, \"Device time\")");
+  if (t.measured.load(std::memory_order_relaxed)) say_how_ranges_were_timed();
   std::uint64_t open_started = 0, pushes = 0;
   std::string name;
   try {
@@ -519,6 +567,7 @@ void after_fork_in_child() noexcept {
   new (&made().m) std::mutex;
   new (&troubles()) trouble;
   new (&pushers()) pushing_threads;
+  device::after_fork_in_child();
   if (thread_ranges* t = here_ptr) {
     t->frames.clear();
     t->beyond = 0;

@@ -77,6 +77,12 @@ WARMUP_SAME_VALUE(abi::callback_site::exit, CUPTI_API_EXIT);
 WARMUP_SAME_VALUE(abi::activity_kind::driver, CUPTI_ACTIVITY_KIND_DRIVER);
 WARMUP_SAME_VALUE(abi::activity_kind::overhead, CUPTI_ACTIVITY_KIND_OVERHEAD);
 WARMUP_SAME_VALUE(abi::activity_kind::jit, CUPTI_ACTIVITY_KIND_JIT);
+WARMUP_SAME_VALUE(abi::activity_kind::memcpy, CUPTI_ACTIVITY_KIND_MEMCPY);
+WARMUP_SAME_VALUE(abi::activity_kind::memset, CUPTI_ACTIVITY_KIND_MEMSET);
+WARMUP_SAME_VALUE(abi::activity_kind::runtime, CUPTI_ACTIVITY_KIND_RUNTIME);
+WARMUP_SAME_VALUE(abi::activity_kind::concurrent_kernel, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+WARMUP_SAME_VALUE(abi::activity_kind::external_correlation, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+WARMUP_SAME_VALUE(abi::external_kind::custom0, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0);
 WARMUP_SAME_VALUE(abi::object_kind::thread, CUPTI_ACTIVITY_OBJECT_THREAD);
 WARMUP_SAME_VALUE(abi::overhead_kind::driver_compiler, CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER);
 WARMUP_SAME_VALUE(abi::overhead_kind::cupti_buffer_flush, CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH);
@@ -140,6 +146,18 @@ WARMUP_SAME_CBID(cuLibraryLoadData);
 WARMUP_SAME_CBID(cuLibraryLoadFromFile);
 WARMUP_SAME_CBID(cuCtxCreate_v4);
 WARMUP_SAME_CBID(cuCtxSynchronize_v2);
+WARMUP_SAME_CBID(cuMemsetD8Async);
+WARMUP_SAME_CBID(cuMemsetD32Async);
+WARMUP_SAME_CBID(cuMemcpyHtoDAsync_v2);
+WARMUP_SAME_CBID(cuMemcpyDtoHAsync_v2);
+WARMUP_SAME_CBID(cuMemcpyDtoDAsync_v2);
+WARMUP_SAME_CBID(cuMemcpyAsync);
+WARMUP_SAME_CBID(cuLaunchKernel);
+WARMUP_SAME_CBID(cuLaunchKernel_ptsz);
+WARMUP_SAME_CBID(cuLaunchCooperativeKernel);
+WARMUP_SAME_CBID(cuLaunchCooperativeKernel_ptsz);
+WARMUP_SAME_CBID(cuLaunchKernelEx);
+WARMUP_SAME_CBID(cuLaunchKernelEx_ptsz);
 
 // The records and structures, field by field.
 WARMUP_SAME_RECORD(abi::activity, CUpti_Activity);
@@ -183,6 +201,29 @@ WARMUP_SAME_FIELD(abi::activity_jit2, cache_size, CUpti_ActivityJit2, cacheSize)
 WARMUP_SAME_FIELD(abi::activity_jit2, cache_path, CUpti_ActivityJit2, cachePath);
 WARMUP_SAME_FIELD(abi::activity_jit2, process_id, CUpti_ActivityJit2, processId);
 WARMUP_SAME_FIELD(abi::activity_jit2, thread_id, CUpti_ActivityJit2, threadId);
+
+WARMUP_SAME_RECORD(abi::activity_external_correlation, CUpti_ActivityExternalCorrelation);
+WARMUP_SAME_FIELD(abi::activity_external_correlation, kind, CUpti_ActivityExternalCorrelation, kind);
+WARMUP_SAME_FIELD(abi::activity_external_correlation, ext_kind, CUpti_ActivityExternalCorrelation, externalKind);
+WARMUP_SAME_FIELD(abi::activity_external_correlation, external_id, CUpti_ActivityExternalCorrelation, externalId);
+WARMUP_SAME_FIELD(abi::activity_external_correlation, correlation_id, CUpti_ActivityExternalCorrelation, correlationId);
+
+// The device's work: only the interval and the launching call's id are read, at offsets every
+// record version CUPTI 12.5 to 13.x hands over shares.
+#define WARMUP_SAME_WORK(record, corr_at)                                                                 \
+  static_assert(offsetof(record, start) == abi::device_work_start_at && sizeof(record::start) == 8);     \
+  static_assert(offsetof(record, end) == abi::device_work_end_at && sizeof(record::end) == 8);           \
+  static_assert(offsetof(record, correlationId) == corr_at && sizeof(record::correlationId) == 4)
+WARMUP_SAME_WORK(CUpti_ActivityKernel9, abi::device_work_layouts[0].correlation_at);
+WARMUP_SAME_WORK(CUpti_ActivityMemcpy5, abi::device_work_layouts[1].correlation_at);
+WARMUP_SAME_WORK(CUpti_ActivityMemset4, abi::device_work_layouts[2].correlation_at);
+#if defined(CUPTI_API_VERSION) && CUPTI_API_VERSION >= 130000
+WARMUP_SAME_WORK(CUpti_ActivityKernel10, abi::device_work_layouts[0].correlation_at);
+WARMUP_SAME_WORK(CUpti_ActivityMemcpy6, abi::device_work_layouts[1].correlation_at);
+#endif
+static_assert(abi::device_work_layouts[0].kind == abi::activity_kind::concurrent_kernel &&
+              abi::device_work_layouts[1].kind == abi::activity_kind::memcpy &&
+              abi::device_work_layouts[2].kind == abi::activity_kind::memset);
 
 WARMUP_SAME_RECORD(abi::callback_data, CUpti_CallbackData);
 WARMUP_SAME_FIELD(abi::callback_data, site, CUpti_CallbackData, callbackSite);
@@ -228,6 +269,8 @@ WARMUP_SAME_FUNCTION(cuptiActivitySetAttribute);
 #if CUPTI_API_VERSION >= 23
 WARMUP_SAME_FUNCTION(cuptiActivityEnableDriverApi);
 #endif
+WARMUP_SAME_FUNCTION(cuptiActivityPushExternalCorrelationId);
+WARMUP_SAME_FUNCTION(cuptiActivityPopExternalCorrelationId);
 
 // The checker itself can fail: a wrong width, a wrong pointee and a wrong arity are told apart.
 static_assert(!same_abi<std::uint64_t, std::uint32_t>::value);

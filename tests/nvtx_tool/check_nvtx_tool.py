@@ -75,7 +75,7 @@ def test_c_ranges():
         # Each first call probed as a scope's is (host_call: the CPU clock read at both ends).
         h = s["first_call_host"]
         assert h is not None and (s["name"] == "c.async" or h["cpu"] > 0), (s["name"], h)
-    assert "on the host: a range's device time is not measured" in notices(r), notices(r)
+    assert "on the host: a range's device time is measured with WARMUP_NVTX_DEVICE=on" in notices(r), notices(r)
     async_site = next(s for s in r["sites"] if s["name"] == "c.async")
     assert async_site["host"]["first"] > 0
 
@@ -95,6 +95,19 @@ def test_domain_setting():
     assert "c.outer" in calls(r) and not any(n.startswith("[") for n in calls(r))
 
 
+def test_device_time_asked_where_it_cannot_be_had():
+    # WARMUP_NVTX_DEVICE=on needs CUPTI and a GPU (tests/nvtx_tool/check_nvtx_device.py has the
+    # GPU's side): without them the ranges are measured all the same, host-timed, and the report
+    # says why. A value that is neither on nor off is said, never taken for either.
+    for value, said in (("on", "WARMUP_NVTX_DEVICE=on, but the NVTX ranges are host-timed: CUPTI did not start"),
+                        ("sometimes", "WARMUP_NVTX_DEVICE='sometimes' is neither on nor off")):
+        r, _ = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_DEVICE": value})
+        assert calls(r)["c.outer"] == 3, calls(r)
+        assert all(s["device"] is None for s in r["sites"]), r["sites"]
+        assert said in notices(r), notices(r)
+        assert "device-timed" not in notices(r), notices(r)
+
+
 def test_cpp_ranges():
     r, _ = run(CPP_PROGRAM, "ranges")
     c = calls(r)
@@ -107,7 +120,7 @@ def test_cpp_ranges():
     assert r["notices"] == ["the first call of 'cpp.unique' ended on a thread other than the one it began on: "
                             "its CPU time, faults and CPU samples are not known",
                             "the NVTX ranges' sites were measured by warmup's NVTX tool, on the host: a range's "
-                            "device time is not measured (docs/nvtx-tool.md, \"Device time\")"], r["notices"]
+                            "device time is measured with WARMUP_NVTX_DEVICE=on (docs/nvtx-tool.md, \"Device time\")"], r["notices"]
 
 
 def test_fork_inside_a_range():

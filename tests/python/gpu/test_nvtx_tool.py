@@ -29,6 +29,19 @@ if mode == "emit":
             with torch.cuda.nvtx.range("forward"):
                 model(x)
                 torch.cuda.synchronize()
+elif mode == "device":
+    # The forward's own CUDA events, inside its range, against the range's device time.
+    ms = []
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    with torch.no_grad(), torch.autograd.profiler.emit_nvtx():
+        for _ in range(calls):
+            with torch.cuda.nvtx.range("forward"):
+                a.record()
+                model(x)
+                b.record()
+                torch.cuda.synchronize()
+            ms.append(a.elapsed_time(b))
+    print("events_p50_us", sorted(ms[calls // 2:])[len(ms[calls // 2:]) // 2] * 1000)
 else:
     # Each order in a process of its own, so that both first calls are the model's first.
     import warmup
@@ -60,6 +73,7 @@ def run(tmp_path, mode, calls, **env):
     r = subprocess.run([sys.executable, "-c", PROGRAM, mode, str(calls)], capture_output=True, text=True,
                        timeout=300, env=e)
     assert r.returncode == 0, r.stderr[-3000:]
+    run.stdout = r.stdout
     return {s["name"]: s for s in json.loads(report.read_text())["sites"]}, r.stderr
 
 
@@ -100,3 +114,52 @@ def test_an_nvtx_range_measures_what_a_region_measures(tmp_path):
         assert abs(a["first"] - b["first"]) <= 0.02 * a["first"], (outer, a["first"], b["first"])
         assert abs(a["steady"]["p50"] - b["steady"]["p50"]) <= 0.02 * a["steady"]["p50"], (outer, a["steady"], b["steady"])
         assert set(sites) == {outer, inner}, set(sites)  # the module's own ranges are not counted twice
+
+
+def test_device_time_of_pytorch_ranges(tmp_path):
+    """WARMUP_NVTX_DEVICE=on: the forward's range and every operator's get device times, from
+    the kernels they launched; the forward's reads what CUDA events around it read, less the
+    events' own gaps before the first kernel and after the last."""
+    sites, err = run(tmp_path, "device", 60, WARMUP_NVTX_DEVICE="on")
+    events = float(run.stdout.split()[-1]) * 1e3
+    forward, linear = sites["forward"]["device"], sites["aten::linear"]["device"]
+    assert forward is not None and forward["calls"] == 60, forward
+    assert linear is not None and linear["calls"] == 6 * 60, linear
+    p50 = forward["steady"]["p50"]
+    print(f"\nforward device p50 {p50 / 1e3:.1f} us (events {events / 1e3:.1f} us), first {forward['first'] / 1e3:.1f} us; "
+          f"aten::linear device p50 {linear['steady']['p50'] / 1e3:.2f} us; host p50 {sites['forward']['host']['steady']['p50'] / 1e3:.1f} us")
+    assert 0.7 * events <= p50 <= 1.02 * events, (p50, events)
+    # The operators' device times lie inside the forward's.
+    assert 6 * linear["steady"]["p50"] <= 1.02 * p50, (linear["steady"], p50)
+
+
+NCCL_PROGRAM = r'''
+import os, sys, torch, torch.distributed as dist
+dist.init_process_group("nccl", rank=0, world_size=1)
+x = torch.ones(1 << 20, device="cuda")
+for _ in range(int(sys.argv[1])):
+    dist.all_reduce(x)
+torch.cuda.synchronize()
+dist.destroy_process_group()
+'''
+
+
+def test_nccl_own_ranges_on_one_gpu(tmp_path):
+    """NCCL annotates its own calls with NVTX (domain NCCL): with no line of warmup in the
+    program, each collective is a site with its first call and steady state. One rank on one
+    GPU here; the same ranges on two GPUs need a machine with two."""
+    report = tmp_path / "nccl.json"
+    e = {k: v for k, v in os.environ.items() if not k.startswith("WARMUP_")}
+    e.update(NVTX_INJECTION64_PATH=tool_path(), WARMUP_REPORT=str(report), WARMUP_NVTX_DEVICE="on",
+             NCCL_NVLS_ENABLE="0", MASTER_ADDR="127.0.0.1", MASTER_PORT="29517")
+    r = subprocess.run([sys.executable, "-c", NCCL_PROGRAM, "50"], capture_output=True, text=True, timeout=300, env=e)
+    assert r.returncode == 0, r.stderr[-3000:]
+    sites = {s["name"]: s for s in json.loads(report.read_text())["sites"]}
+    nccl = {n: s for n, s in sites.items() if n.startswith("[NCCL]")}
+    print("\n" + "\n".join(f"{n}: {s['calls']} calls, first {s['host']['first'] / 1e3:.1f} us, p50 "
+                           f"{(s['host']['steady'] or {}).get('p50', 0) / 1e3:.1f} us, device "
+                           f"{'none' if s['device'] is None else str(s['device']['calls']) + ' calls'}"
+                           for n, s in nccl.items()))
+    all_reduce = [s for n, s in nccl.items() if "AllReduce" in n]
+    assert all_reduce, sorted(sites)
+    assert sum(s["calls"] for s in all_reduce) == 50, {n: s["calls"] for n, s in nccl.items()}

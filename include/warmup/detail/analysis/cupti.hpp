@@ -38,9 +38,23 @@ namespace detail {
 
 #if WARMUP_ENABLED
 
+/// The kinds that watching the device's work enables: the work, the runtime's calls that launch
+/// it (the links to external ids come with API records), and the links. The driver's launches
+/// are chosen calls (`cupti_work_driver_calls`): the whole DRIVER kind would hide the driver
+/// calls the runtime makes underneath its own, which attribution's causes are (docs/design.md).
+inline constexpr cupti_abi::activity_kind cupti_device_work_kinds[] = {
+    cupti_abi::activity_kind::external_correlation, cupti_abi::activity_kind::runtime,
+    cupti_abi::activity_kind::concurrent_kernel,    cupti_abi::activity_kind::memcpy,
+    cupti_abi::activity_kind::memset,
+};
+
 /// Undoes whatever start enabled; caller holds st.m.
 inline void cupti_disable_all(cupti_state& st) noexcept {
   const cupti_api& api = st.library.api;
+  if (st.device_listener.exchange(nullptr, std::memory_order_acq_rel) != nullptr) {
+    for (const cupti_abi::activity_kind k : cupti_device_work_kinds) (void)api.disable(k);
+    for (const cupti_abi::callback_id cbid : cupti_work_driver_calls) (void)api.enable_driver_api(cbid, 0);
+  }
   (void)api.disable(cupti_abi::activity_kind::overhead);
   (void)api.disable(cupti_abi::activity_kind::jit);
   for (const cupti_driver_cause& d : cupti_driver_causes) (void)api.enable_driver_api(d.cbid, 0);
@@ -187,6 +201,61 @@ inline cupti_start_result cupti_start(cause_sink sink) noexcept {
   }
 }
 
+/// @brief Watches the device's work while CUPTI runs: every kernel, copy and memset, and the
+/// API call that launched each, go to `listener`, linked to the external ids that the calling
+/// thread pushed (`cupti_push_external`). Costs every CUDA call of the program a record (the
+/// NVTX tool's device time asks for it: docs/nvtx-tool.md). Returns false, with `why`, where
+/// CUPTI is not running or refuses a kind; then nothing is left enabled.
+inline bool cupti_watch_device_work(const cupti_device_listener* listener, std::string& why) noexcept {
+  cupti_state& st = cupti();
+  WARMUP_TRY {
+    std::lock_guard<std::mutex> lock(st.m);
+    const cupti_api& api = st.library.api;
+    if (!st.running) {
+      why = st.last.message.empty() ? "CUPTI is not running" : st.last.message;
+      return false;
+    }
+    if (api.push_external == nullptr || api.pop_external == nullptr) {
+      why = "this CUPTI has no external correlation ids";
+      return false;
+    }
+    if (st.device_listener.load(std::memory_order_relaxed) != nullptr) return true;
+    std::size_t enabled = 0;
+    for (const cupti_abi::activity_kind k : cupti_device_work_kinds) {
+      const cupti_abi::result r = api.enable(k);
+      if (r == cupti_abi::result::success) {
+        ++enabled;
+        continue;
+      }
+      for (std::size_t i = 0; i < enabled; ++i) (void)api.disable(cupti_device_work_kinds[i]);
+      why = "CUPTI refused the records of kind " + std::to_string(static_cast<std::uint32_t>(k)) + " (" +
+            cupti_result_text(r) + ")";
+      return false;
+    }
+    for (const cupti_abi::callback_id cbid : cupti_work_driver_calls) (void)api.enable_driver_api(cbid, 1);
+    st.device_listener.store(listener, std::memory_order_release);
+    return true;
+  } WARMUP_CATCH_ALL {
+    return false;
+  }
+}
+
+/// @brief Opens an external id on the calling thread: the CUDA calls it makes until the matching
+/// `cupti_pop_external` are linked to `id`. CUPTI keeps a stack per thread. Call only after
+/// `cupti_watch_device_work` returned true.
+inline void cupti_push_external(std::uint64_t id) noexcept {
+  (void)cupti().library.api.push_external(cupti_abi::external_kind::custom0, id);
+}
+/// @brief Closes the calling thread's latest external id.
+inline void cupti_pop_external() noexcept {
+  (void)cupti().library.api.pop_external(cupti_abi::external_kind::custom0, nullptr);
+}
+
+/// Tells the device-work listener that a flush ended; caller holds st.m.
+inline void cupti_flushed(cupti_state& st, bool last) noexcept {
+  if (const cupti_device_listener* l = st.device_listener.load(std::memory_order_acquire)) l->flushed(last);
+}
+
 /// @brief Delivers every finished record to the sink (`cuptiActivityFlushAll`), on this thread
 /// and perhaps on CUPTI's. Blocks for the flush; never call it inside a measured scope.
 inline void cupti_flush() noexcept {
@@ -195,6 +264,7 @@ inline void cupti_flush() noexcept {
   if (!st.running) return;
   (void)st.library.api.flush_all(0);
   cupti_deliver_pending();
+  cupti_flushed(st, false);
 }
 
 /// @brief Flushes everything (also records not finished), disables what start enabled and
@@ -205,6 +275,7 @@ inline void cupti_stop() noexcept {
   if (!st.running) return;
   (void)st.library.api.flush_all(cupti_abi::flush_forced);
   cupti_deliver_pending();
+  cupti_flushed(st, true);
   cupti_disable_all(st);
   st.sink.store(nullptr, std::memory_order_release);
   st.running = false;
@@ -251,6 +322,13 @@ inline cupti_attach_point cupti_attached() noexcept {
 #else  // WARMUP_DISABLE: the same functions, doing nothing
 
 inline cupti_start_result cupti_start(cause_sink) noexcept { return {}; }
+struct cupti_device_listener;
+inline bool cupti_watch_device_work(const cupti_device_listener*, std::string& why) noexcept {
+  why = "warmup is compiled out (WARMUP_DISABLE)";
+  return false;
+}
+inline void cupti_push_external(std::uint64_t) noexcept {}
+inline void cupti_pop_external() noexcept {}
 inline void cupti_flush() noexcept {}
 inline void cupti_stop() noexcept {}
 inline std::uint64_t cupti_dropped() noexcept { return 0; }

@@ -63,7 +63,19 @@ enum class callback_domain : std::uint32_t { driver_api = 1 };
 enum class callback_site : std::uint32_t { enter = 0, exit = 1 };
 
 /// CUpti_ActivityKind: the kinds the library enables.
-enum class activity_kind : std::uint32_t { driver = 4, overhead = 17, jit = 52 };
+enum class activity_kind : std::uint32_t {
+  memcpy = 1,
+  memset = 2,
+  driver = 4,
+  runtime = 5,
+  concurrent_kernel = 10,
+  overhead = 17,
+  external_correlation = 39,
+  jit = 52,
+};
+
+/// CUpti_ExternalCorrelationKind: the kind under which the library pushes its ids.
+enum class external_kind : std::uint32_t { custom0 = 3 };
 
 /// CUpti_ActivityObjectKind.
 enum class object_kind : std::uint32_t { thread = 2 };
@@ -184,6 +196,31 @@ struct alignas(8) activity_jit2 {
   std::uint32_t thread_id;
 };
 
+/// CUpti_ActivityExternalCorrelation: an API call's correlation id and the external id pushed
+/// on its thread when it was made (kind external_correlation).
+struct alignas(8) activity_external_correlation {
+  activity_kind kind;
+  external_kind ext_kind;
+  std::uint64_t external_id;
+  std::uint32_t correlation_id;
+  std::uint32_t reserved;
+};
+
+/// Where a record of the device's work keeps its interval and the correlation id of the call
+/// that launched it: CUpti_ActivityKernel9 and 10 (concurrent_kernel), CUpti_ActivityMemcpy5 and
+/// 6, CUpti_ActivityMemset4 share `start` at 16 and `end` at 24; the id lies at 92 in a kernel's,
+/// 44 in the others'. The records are longer; only these fields are read.
+struct device_work_layout {
+  activity_kind kind;
+  std::size_t correlation_at;
+};
+inline constexpr std::size_t device_work_start_at = 16, device_work_end_at = 24;
+inline constexpr device_work_layout device_work_layouts[] = {
+    {activity_kind::concurrent_kernel, 92},
+    {activity_kind::memcpy, 44},
+    {activity_kind::memset, 44},
+};
+
 /// The callbacks CUPTI calls (CUpti_CallbackFunc, CUpti_TimestampCallbackFunc,
 /// CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc).
 using callback_fn = void (*)(void* userdata, callback_domain, callback_id, const void* data);
@@ -210,6 +247,8 @@ using cuptiActivityGetNumDroppedRecords = result (*)(CUcontext, std::uint32_t st
 using cuptiActivityFlushAll = result (*)(std::uint32_t flag);
 using cuptiActivitySetAttribute = result (*)(activity_attribute, std::size_t* size, void* value);
 using cuptiActivityEnableDriverApi = result (*)(callback_id, std::uint8_t enable);
+using cuptiActivityPushExternalCorrelationId = result (*)(external_kind, std::uint64_t id);
+using cuptiActivityPopExternalCorrelationId = result (*)(external_kind, std::uint64_t* last_id);
 
 /// CUpti_driver_api_trace_cbid: the driver calls the library records or watches, each
 /// CUPTI_DRIVER_TRACE_CBID_<call> as cbid_<call> (not <call>: cuda.h defines some calls' names
@@ -248,6 +287,18 @@ inline constexpr callback_id cbid_cuLibraryLoadData = 678;
 inline constexpr callback_id cbid_cuLibraryLoadFromFile = 679;
 inline constexpr callback_id cbid_cuCtxCreate_v4 = 757;
 inline constexpr callback_id cbid_cuCtxSynchronize_v2 = 800;
+inline constexpr callback_id cbid_cuMemsetD8Async = 216;
+inline constexpr callback_id cbid_cuMemsetD32Async = 220;
+inline constexpr callback_id cbid_cuMemcpyHtoDAsync_v2 = 277;
+inline constexpr callback_id cbid_cuMemcpyDtoHAsync_v2 = 279;
+inline constexpr callback_id cbid_cuMemcpyDtoDAsync_v2 = 281;
+inline constexpr callback_id cbid_cuMemcpyAsync = 306;
+inline constexpr callback_id cbid_cuLaunchKernel = 307;
+inline constexpr callback_id cbid_cuLaunchKernel_ptsz = 442;
+inline constexpr callback_id cbid_cuLaunchCooperativeKernel = 477;
+inline constexpr callback_id cbid_cuLaunchCooperativeKernel_ptsz = 478;
+inline constexpr callback_id cbid_cuLaunchKernelEx = 652;
+inline constexpr callback_id cbid_cuLaunchKernelEx_ptsz = 653;
 
 }  // namespace cupti_abi
 }  // namespace detail

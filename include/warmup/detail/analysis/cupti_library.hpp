@@ -52,7 +52,9 @@ inline constexpr std::uint32_t cupti_first_usable_version = 23;
   X(flush_all, cuptiActivityFlushAll, true)                                 \
   X(set_attribute, cuptiActivitySetAttribute, false)                       \
   X(subscribe_v2, cuptiSubscribe_v2, false) /* CUPTI 13 */                  \
-  X(enable_driver_api, cuptiActivityEnableDriverApi, true) /* CUPTI 12.5 */
+  X(enable_driver_api, cuptiActivityEnableDriverApi, true) /* CUPTI 12.5 */ \
+  X(push_external, cuptiActivityPushExternalCorrelationId, false)           \
+  X(pop_external, cuptiActivityPopExternalCorrelationId, false)
 
 struct cupti_api {
 #define WARMUP_DETAIL_MEMBER(member, name, required) cupti_abi::name member = nullptr;

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 #include "warmup/config.hpp"
 #include "warmup/detail/analysis/cupti_abi.hpp"
@@ -57,6 +58,18 @@ inline constexpr cupti_driver_cause cupti_driver_causes[] = {
     {cupti_abi::cbid_cuCtxSynchronize_v2, cause::sync_wait},
 };
 
+/// Driver calls that queue work on the device, recorded while the device's work is watched
+/// (`cupti_watch_device_work`): a program that launches through the driver (Triton does) makes
+/// no runtime call whose record would carry the launch's link to a range.
+inline constexpr cupti_abi::callback_id cupti_work_driver_calls[] = {
+    cupti_abi::cbid_cuLaunchKernel,          cupti_abi::cbid_cuLaunchKernel_ptsz,
+    cupti_abi::cbid_cuLaunchKernelEx,        cupti_abi::cbid_cuLaunchKernelEx_ptsz,
+    cupti_abi::cbid_cuLaunchCooperativeKernel, cupti_abi::cbid_cuLaunchCooperativeKernel_ptsz,
+    cupti_abi::cbid_cuMemcpyAsync,           cupti_abi::cbid_cuMemcpyHtoDAsync_v2,
+    cupti_abi::cbid_cuMemcpyDtoHAsync_v2,    cupti_abi::cbid_cuMemcpyDtoDAsync_v2,
+    cupti_abi::cbid_cuMemsetD8Async,         cupti_abi::cbid_cuMemsetD32Async,
+};
+
 /// Driver calls recorded only to mark where CUPTI attached (cupti_attached): the runtime makes
 /// this one once, first thing after cuInit.
 inline constexpr cupti_abi::callback_id cupti_marker_calls[] = {cupti_abi::cbid_cuModuleGetLoadingMode};
@@ -64,14 +77,17 @@ inline constexpr cupti_abi::callback_id cupti_marker_calls[] = {cupti_abi::cbid_
 /// The library's clock, as CUPTI's timestamp source.
 inline std::uint64_t cupti_clock() noexcept { return ns_since_epoch(clock::now()); }
 
+/// A CUPTI timestamp on the library's clock.
+inline std::uint64_t cupti_to_library_clock(const cupti_state& st, std::uint64_t t) noexcept {
+  if (st.own_clock.load(std::memory_order_relaxed)) return t;
+  return static_cast<std::uint64_t>(static_cast<std::int64_t>(t) + st.clock_offset.load(std::memory_order_relaxed));
+}
+
 inline void cupti_emit(cause what, std::uint64_t start, std::uint64_t end, std::uint64_t thread) noexcept {
   cupti_state& st = cupti();
   if (start == 0 && end == 0) return;  // CUPTI: "timestamp information could not be collected"
-  if (!st.own_clock.load(std::memory_order_relaxed)) {
-    const std::int64_t off = st.clock_offset.load(std::memory_order_relaxed);
-    start = static_cast<std::uint64_t>(static_cast<std::int64_t>(start) + off);
-    end = static_cast<std::uint64_t>(static_cast<std::int64_t>(end) + off);
-  }
+  start = cupti_to_library_clock(st, start);
+  end = cupti_to_library_clock(st, end);
   if (end < start) end = start;
   const cause_sink sink = st.sink.load(std::memory_order_acquire);
   if (sink == nullptr) return;
@@ -97,10 +113,37 @@ inline void cupti_note_first(std::uint64_t start, std::uint64_t thread) noexcept
     }
 }
 
+/// A record of the device's work or an external id's link, to the listener watching for them;
+/// false for a record of another kind.
+inline bool cupti_device_work(const cupti_state& st, const cupti_abi::activity* rec) noexcept {
+  if (rec->kind == cupti_abi::activity_kind::external_correlation) {
+    const auto* e = reinterpret_cast<const cupti_abi::activity_external_correlation*>(rec);
+    const cupti_device_listener* l = st.device_listener.load(std::memory_order_acquire);
+    if (l != nullptr && e->ext_kind == cupti_abi::external_kind::custom0) l->link(e->correlation_id, e->external_id);
+    return true;
+  }
+  for (const cupti_abi::device_work_layout& w : cupti_abi::device_work_layouts) {
+    if (rec->kind != w.kind) continue;
+    const cupti_device_listener* l = st.device_listener.load(std::memory_order_acquire);
+    if (l == nullptr) return true;
+    const auto* bytes = reinterpret_cast<const unsigned char*>(rec);
+    std::uint64_t start = 0, end = 0;
+    std::uint32_t correlation = 0;
+    std::memcpy(&start, bytes + cupti_abi::device_work_start_at, sizeof start);
+    std::memcpy(&end, bytes + cupti_abi::device_work_end_at, sizeof end);
+    std::memcpy(&correlation, bytes + w.correlation_at, sizeof correlation);
+    if (start == 0 || end < start) return true;  // no timestamps could be collected
+    l->work(correlation, cupti_to_library_clock(st, start), cupti_to_library_clock(st, end));
+    return true;
+  }
+  return false;
+}
+
 /// One CUPTI record to at most one cause record.
 inline void cupti_convert(const cupti_abi::activity* rec) noexcept {
   cupti_state& st = cupti();
   if (auto* observe = st.raw_observer.load(std::memory_order_acquire)) observe(rec);
+  if (cupti_device_work(st, rec)) return;
   switch (rec->kind) {
     case cupti_abi::activity_kind::driver: {
       const auto* a = reinterpret_cast<const cupti_abi::activity_api*>(rec);

@@ -44,6 +44,17 @@ struct cupti_start_result {
 
 #if WARMUP_ENABLED
 
+/// A listener to the device's work (`cupti_watch_device_work`): each kernel, copy and memset,
+/// on the library's clock, with the correlation id of the API call that launched it; each API
+/// call's link to the external id pushed on its thread (`cupti_push_external`); and the end of
+/// each flush (`last`: CUPTI is stopping). Called on CUPTI's buffer thread or the flushing one,
+/// never inside a program's call. One per process, never destroyed.
+struct cupti_device_listener {
+  void (*work)(std::uint32_t correlation, std::uint64_t start_ns, std::uint64_t end_ns) noexcept;
+  void (*link)(std::uint32_t correlation, std::uint64_t external_id) noexcept;
+  void (*flushed)(bool last) noexcept;
+};
+
 /// The process's use of CUPTI (one per copy of the library: see cupti_start on a second copy).
 struct cupti_state {
   std::mutex m;  ///< start, stop, flush
@@ -64,6 +75,7 @@ struct cupti_state {
   std::atomic<std::uint64_t> overhead_ns{0};  ///< CUPTI's own overhead records, summed
   std::atomic<std::uint64_t> first_ns{~std::uint64_t{0}};  ///< the earliest record's start (CUPTI's clock)
   std::atomic<std::uint64_t> first_thread{0};
+  std::atomic<const cupti_device_listener*> device_listener{nullptr};  ///< while the device's work is watched
 
   // Pool growth, found in the allocation callbacks and kept here until the next flush.
   std::mutex pending_m;

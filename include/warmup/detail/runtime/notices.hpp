@@ -35,7 +35,7 @@ enum class notice_kind : unsigned {
   nvtx_ranges_left, ///< at exit: ranges the tool saw never closed, and pops with no push
   nvtx_next,        ///< the tool could not pass NVTX's calls on to WARMUP_NVTX_NEXT
   nvtx_not_chosen,  ///< the NVTX tool was configured but NVTX chose another
-  nvtx_host_timed,  ///< at exit: the NVTX tool's ranges are host-timed
+  nvtx_host_timed,  ///< how the NVTX tool timed its ranges: on the host, or on the device (WARMUP_NVTX_DEVICE)
   count
 };
 

@@ -19,6 +19,7 @@
 #include "warmup/detail/runtime/process_once.hpp"
 #include "warmup/detail/record/nvtx.hpp"
 #include "warmup/op.hpp"
+#include "warmup/settings.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -59,9 +60,14 @@ struct nvtx_state {
 /// says so once: the program's own NVTX ranges are not measured. The tool marks itself with the
 /// symbol `warmup_nvtx_tool`; the library NVTX loaded is asked for it, never loaded here.
 inline void say_if_nvtx_tool_not_chosen() noexcept {
-  if (std::getenv("WARMUP_NVTX_DOMAINS") == nullptr && std::getenv("WARMUP_NVTX_VARYING") == nullptr &&
-      std::getenv("WARMUP_NVTX_NEXT") == nullptr)
-    return;
+  bool set = false;
+  for (const setting_variable& v : variables) {  // the tool's variables: WARMUP_NVTX_*
+    char name[64] = {};
+    if (v.name.substr(0, 12) != "WARMUP_NVTX_" || v.name.size() >= sizeof name) continue;
+    v.name.copy(name, v.name.size());
+    set = set || std::getenv(name) != nullptr;
+  }
+  if (!set) return;
   const char* path = std::getenv("NVTX_INJECTION64_PATH");
   if (path != nullptr && *path != '\0') {
     if (void* h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD)) {

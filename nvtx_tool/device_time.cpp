@@ -1,0 +1,275 @@
+// A push/pop range's device time from CUPTI's records (device_time.hpp).
+#include "device_time.hpp"
+
+#include <warmup/settings.hpp>
+#include <warmup/detail/analysis/cupti.hpp>
+#include <warmup/detail/record/site.hpp>
+#include <warmup/detail/io/text.hpp>
+#include <warmup/detail/runtime/notices.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <new>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace warmup_nvtx::device {
+
+std::atomic<bool> watching{false};
+
+namespace {
+
+std::atomic<bool> asked{false};  ///< WARMUP_NVTX_DEVICE=on
+
+namespace wd = cuda_warmup::detail;
+
+/// The calls a range's records may still name: a ring of the latest 2^18, by serial. A record
+/// of an older call finds its entry reused and is counted as lost.
+constexpr std::uint64_t table_size = std::uint64_t{1} << 18;
+
+/// A range's call, written by its thread when it opens and ends, read by the join. `serial` is
+/// written last (0 while the entry is being written), so that the join reads whole entries.
+struct call_entry {
+  std::atomic<std::uint64_t> serial{0};
+  std::atomic<wd::site*> s{nullptr};
+  std::atomic<std::uint64_t> index{0}, parent{0};
+  std::atomic<std::uint8_t> state{0};  // open, ended, timed
+};
+enum : std::uint8_t { open_call = 0, ended_call = 1, timed_call = 2 };
+
+std::atomic<call_entry*> table{nullptr};
+std::atomic<std::uint64_t> last_serial{0};
+
+/// What a call's work spans so far, and the flush at which its end was first seen.
+struct span {
+  std::uint64_t start = ~std::uint64_t{0}, end = 0;
+  std::uint64_t ended_at_flush = 0;  // 0: not seen ended yet
+};
+
+/// The join's state, touched by CUPTI's threads and the flushing one: behind one lock.
+struct join_state {
+  std::mutex m;
+  /// CUDA calls' links to a range's serial, this flush's and the one before's: a kernel's
+  /// record comes after its launch's link, at the same flush or the next.
+  std::unordered_map<std::uint32_t, std::uint64_t> links, older_links;
+  struct work_record {
+    std::uint32_t correlation;
+    std::uint64_t start, end;
+  };
+  std::vector<work_record> unlinked;  ///< work whose link had not come (tried again at the flush)
+  std::map<std::uint64_t, span> spans;  ///< by serial: a parent's is below its children's
+  std::uint64_t flushes = 1;
+  std::uint64_t timed = 0, lost = 0, late = 0;
+};
+join_state& state() {
+  static join_state* s = new join_state;  // never destroyed: CUPTI's threads may outlive statics
+  return *s;
+}
+
+constexpr std::size_t max_links = std::size_t{1} << 20, max_unlinked = std::size_t{1} << 16,
+                      max_spans = std::size_t{1} << 18;
+
+/// The entry of `serial` where it is still that call's; null where the ring reused it.
+call_entry* entry_of(std::uint64_t serial) noexcept {
+  call_entry* t = table.load(std::memory_order_acquire);
+  if (t == nullptr || serial == 0) return nullptr;
+  call_entry& e = t[serial & (table_size - 1)];
+  return e.serial.load(std::memory_order_acquire) == serial ? &e : nullptr;
+}
+
+void add_to_span(join_state& j, std::uint64_t serial, std::uint64_t start, std::uint64_t end) {
+  call_entry* e = entry_of(serial);
+  if (e == nullptr) {
+    ++j.lost;
+    return;
+  }
+  if (e->state.load(std::memory_order_acquire) == timed_call) {
+    ++j.late;
+    return;
+  }
+  auto it = j.spans.find(serial);
+  if (it == j.spans.end()) {
+    if (j.spans.size() >= max_spans) {
+      ++j.lost;
+      return;
+    }
+    it = j.spans.emplace(serial, span{}).first;
+  }
+  it->second.start = std::min(it->second.start, start);
+  it->second.end = std::max(it->second.end, end);
+}
+
+bool link_of(const join_state& j, std::uint32_t correlation, std::uint64_t& serial) {
+  auto it = j.links.find(correlation);
+  if (it == j.links.end()) {
+    it = j.older_links.find(correlation);
+    if (it == j.older_links.end()) return false;
+  }
+  serial = it->second;
+  return true;
+}
+
+const wd::cupti_device_listener listener{&join::work, &join::link, &join::flushed};
+
+void at_exit() {
+  // The records of the last ranges, while CUDA may still be alive; then every ended range's
+  // time, before the report at exit (registered earlier, so run later).
+  wd::cupti_flush();
+  join::flushed(true);
+}
+
+}  // namespace
+
+namespace join {
+
+void make_table() noexcept {
+  if (table.load(std::memory_order_acquire) != nullptr) return;
+  auto* t = new (std::nothrow) call_entry[table_size];
+  call_entry* none = nullptr;
+  if (t != nullptr && !table.compare_exchange_strong(none, t)) delete[] t;
+}
+
+void work(std::uint32_t correlation, std::uint64_t start_ns, std::uint64_t end_ns) noexcept {
+  join_state& j = state();
+  try {
+    std::lock_guard<std::mutex> lock(j.m);
+    std::uint64_t serial = 0;
+    if (link_of(j, correlation, serial)) add_to_span(j, serial, start_ns, end_ns);
+    else if (j.unlinked.size() < max_unlinked) j.unlinked.push_back({correlation, start_ns, end_ns});
+  } catch (...) {
+  }
+}
+
+void link(std::uint32_t correlation, std::uint64_t serial) noexcept {
+  join_state& j = state();
+  try {
+    std::lock_guard<std::mutex> lock(j.m);
+    if (j.links.size() >= max_links) {
+      j.older_links.swap(j.links);
+      j.links.clear();
+    }
+    j.links[correlation] = serial;
+  } catch (...) {
+  }
+}
+
+void flushed(bool last) noexcept {
+  join_state& j = state();
+  try {
+    std::lock_guard<std::mutex> lock(j.m);
+    // Work whose link came after it (another buffer), then never: work outside any range.
+    for (const auto& w : j.unlinked) {
+      std::uint64_t serial = 0;
+      if (link_of(j, w.correlation, serial)) add_to_span(j, serial, w.start, w.end);
+    }
+    j.unlinked.clear();
+    const std::uint64_t now = j.flushes++;
+    // Children before their parents (higher serials first): a child's span joins its parent's.
+    for (auto it = j.spans.end(); it != j.spans.begin();) {
+      --it;
+      call_entry* e = entry_of(it->first);
+      if (e == nullptr) {
+        ++j.lost;
+        it = j.spans.erase(it);
+        continue;
+      }
+      if (e->state.load(std::memory_order_acquire) == open_call) continue;
+      if (it->second.ended_at_flush == 0) it->second.ended_at_flush = now;
+      if (!last && it->second.ended_at_flush == now) continue;  // its work may still be queued
+      const span sp = it->second;
+      if (const std::uint64_t parent = e->parent.load(std::memory_order_relaxed); parent != 0)
+        add_to_span(j, parent, sp.start, sp.end);
+      wd::site* s = e->s.load(std::memory_order_relaxed);
+      const std::uint64_t index = e->index.load(std::memory_order_relaxed);
+      e->state.store(timed_call, std::memory_order_release);
+      if (s != nullptr && sp.end >= sp.start) {
+        s->device_time(index, sp.end - sp.start, false, s->on_timeline(index) ? sp.start : 0);
+        ++j.timed;
+      }
+      it = j.spans.erase(it);
+    }
+    if (!last) {
+      j.older_links.swap(j.links);
+      j.links.clear();
+    }
+  } catch (...) {
+  }
+}
+
+}  // namespace join
+
+std::uint64_t opened(wd::site* s, std::uint64_t index, std::uint64_t parent) noexcept {
+  call_entry* t = table.load(std::memory_order_acquire);
+  if (t == nullptr) return 0;
+  const std::uint64_t serial = last_serial.fetch_add(1, std::memory_order_relaxed) + 1;
+  call_entry& e = t[serial & (table_size - 1)];
+  e.serial.store(0, std::memory_order_relaxed);
+  e.s.store(s, std::memory_order_relaxed);
+  e.index.store(index, std::memory_order_relaxed);
+  e.parent.store(parent, std::memory_order_relaxed);
+  e.state.store(open_call, std::memory_order_relaxed);
+  e.serial.store(serial, std::memory_order_release);
+  if (on()) wd::cupti_push_external(serial);
+  return serial;
+}
+
+void closed(std::uint64_t serial) noexcept {
+  if (call_entry* e = entry_of(serial)) e->state.store(ended_call, std::memory_order_release);
+}
+
+void push_id(std::uint64_t serial) noexcept {
+  if (on()) wd::cupti_push_external(serial);
+}
+void pop_id() noexcept {
+  if (on()) wd::cupti_pop_external();
+}
+
+void start() noexcept {
+  const char* v = std::getenv("WARMUP_NVTX_DEVICE");
+  if (v == nullptr || *v == '\0' || std::strcmp(v, "off") == 0 || std::strcmp(v, "0") == 0) return;
+  try {
+    if (std::strcmp(v, "on") != 0 && std::strcmp(v, "1") != 0) {
+      wd::notice_board().raise(wd::notice_kind::nvtx_host_timed,
+                               "WARMUP_NVTX_DEVICE='" + wd::printable(v, 40) +
+                                   "' is neither on nor off: the NVTX ranges are host-timed");
+      return;
+    }
+    asked.store(true, std::memory_order_relaxed);
+    join::make_table();
+    std::string why;
+    if (table.load() == nullptr) why = "no memory for the table of ranges";
+    else if (!cuda_warmup::set_attribution(true)) why = "CUPTI did not start (the report's attribution notice says why)";
+    else if (wd::cupti_watch_device_work(&listener, why)) {
+      watching.store(true, std::memory_order_release);
+      (void)std::atexit(&at_exit);
+      return;
+    }
+    wd::notice_board().raise(wd::notice_kind::nvtx_host_timed,
+                             "WARMUP_NVTX_DEVICE=on, but the NVTX ranges are host-timed: " + why);
+  } catch (...) {
+  }
+}
+
+summary what_was_timed() noexcept {
+  summary out;
+  out.asked = asked.load(std::memory_order_relaxed);
+  out.watching = on();
+  join_state& j = state();
+  try {
+    std::lock_guard<std::mutex> lock(j.m);
+    out.timed = j.timed, out.lost = j.lost, out.late = j.late;
+  } catch (...) {
+  }
+  return out;
+}
+
+void after_fork_in_child() noexcept {
+  watching.store(false, std::memory_order_relaxed);
+  new (&state().m) std::mutex;
+}
+
+}  // namespace warmup_nvtx::device
