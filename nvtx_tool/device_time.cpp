@@ -113,7 +113,30 @@ bool link_of(const join_state& j, std::uint32_t correlation, std::uint64_t& seri
   return true;
 }
 
-const wd::cupti_device_listener listener{&join::work, &join::link, &join::flushed};
+/// The calling thread's external ids, as CUPTI keeps them (its stack cannot be read): a driver
+/// launch's callback links the launch to the top one. Past `max_ids` deep, the deepest kept
+/// stands for those above it.
+struct id_stack {
+  static constexpr std::uint32_t max_ids = 64;
+  std::uint64_t ids[max_ids];
+  std::uint32_t depth;
+};
+thread_local id_stack ids_here{};
+
+void push_here(std::uint64_t serial) noexcept {
+  id_stack& s = ids_here;
+  if (s.depth < id_stack::max_ids) s.ids[s.depth] = serial;
+  ++s.depth;
+}
+
+void launching(std::uint32_t correlation) noexcept {
+  const id_stack& s = ids_here;
+  if (s.depth == 0) return;
+  join::link(correlation, s.ids[std::min(s.depth, id_stack::max_ids) - 1]);
+}
+
+const wd::cupti_device_listener listener{&join::work, &join::link, &join::flushed, &launching};
+
 
 void at_exit() {
   // The records of the last ranges, while CUDA may still be alive; then every ended range's
@@ -213,7 +236,7 @@ std::uint64_t opened(wd::site* s, std::uint64_t index, std::uint64_t parent) noe
   e.parent.store(parent, std::memory_order_relaxed);
   e.state.store(open_call, std::memory_order_relaxed);
   e.serial.store(serial, std::memory_order_release);
-  if (on()) wd::cupti_push_external(serial);
+  push_id(serial);
   return serial;
 }
 
@@ -222,10 +245,14 @@ void closed(std::uint64_t serial) noexcept {
 }
 
 void push_id(std::uint64_t serial) noexcept {
-  if (on()) wd::cupti_push_external(serial);
+  if (!on()) return;
+  wd::cupti_push_external(serial);
+  push_here(serial);
 }
 void pop_id() noexcept {
-  if (on()) wd::cupti_pop_external();
+  if (!on()) return;
+  wd::cupti_pop_external();
+  if (ids_here.depth > 0) --ids_here.depth;
 }
 
 void start() noexcept {

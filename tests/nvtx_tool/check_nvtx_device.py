@@ -38,6 +38,8 @@ def main():
     sites, notices, figures = run(WARMUP_NVTX_DEVICE="on")
     kernel, memset, calls = float(figures["kernel_us"]) * 1e3, float(figures["memset_us"]) * 1e3, int(figures["calls"])
     inner, outer, driver = sites["gpu.inner"]["device"], sites["gpu.outer"]["device"], sites["gpu.driver_launch"]["device"]
+    for n in ("gpu.inner", "gpu.outer", "gpu.driver_launch"):
+        assert sites[n]["device"] is not None, (n, {k: s["device"] is not None for k, s in sites.items()}, notices)
     print(f"kernel {kernel / 1e3:.1f} us, memset {memset / 1e3:.1f} us (events); device p50: inner "
           f"{inner['steady']['p50'] / 1e3:.1f} us, driver launch {driver['steady']['p50'] / 1e3:.1f} us, outer "
           f"{outer['steady']['p50'] / 1e3:.1f} us; first: inner {inner['first'] / 1e3:.1f} us, outer {outer['first'] / 1e3:.1f} us")

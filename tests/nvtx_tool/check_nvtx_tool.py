@@ -99,11 +99,15 @@ def test_device_time_asked_where_it_cannot_be_had():
     # WARMUP_NVTX_DEVICE=on needs CUPTI and a GPU (tests/nvtx_tool/check_nvtx_device.py has the
     # GPU's side): without them the ranges are measured all the same, host-timed, and the report
     # says why. A value that is neither on nor off is said, never taken for either.
+    # On a GPU machine CUPTI starts: the C program launches no GPU work, so no range gets a
+    # device time and the notice counts none.
     for value, said in (("on", "WARMUP_NVTX_DEVICE=on, but the NVTX ranges are host-timed: CUPTI did not start"),
                         ("sometimes", "WARMUP_NVTX_DEVICE='sometimes' is neither on nor off")):
         r, _ = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_DEVICE": value})
         assert calls(r)["c.outer"] == 3, calls(r)
         assert all(s["device"] is None for s in r["sites"]), r["sites"]
+        if value == "on" and " 0 push/pop calls device-timed" in notices(r):
+            continue  # CUPTI runs here
         assert said in notices(r), notices(r)
         assert "device-timed" not in notices(r), notices(r)
 

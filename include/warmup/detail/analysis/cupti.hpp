@@ -40,8 +40,9 @@ namespace detail {
 
 /// The kinds that watching the device's work enables: the work, the runtime's calls that launch
 /// it (the links to external ids come with API records), and the links. The driver's launches
-/// are chosen calls (`cupti_work_driver_calls`): the whole DRIVER kind would hide the driver
-/// calls the runtime makes underneath its own, which attribution's causes are (docs/design.md).
+/// (`cupti_work_driver_calls`) are linked in their callbacks instead: the whole DRIVER kind would
+/// hide the driver calls the runtime makes underneath its own, which attribution's causes are
+/// (docs/design.md), and a chosen driver call's record comes with no link.
 inline constexpr cupti_abi::activity_kind cupti_device_work_kinds[] = {
     cupti_abi::activity_kind::external_correlation, cupti_abi::activity_kind::runtime,
     cupti_abi::activity_kind::concurrent_kernel,    cupti_abi::activity_kind::memcpy,
@@ -53,7 +54,9 @@ inline void cupti_disable_all(cupti_state& st) noexcept {
   const cupti_api& api = st.library.api;
   if (st.device_listener.exchange(nullptr, std::memory_order_acq_rel) != nullptr) {
     for (const cupti_abi::activity_kind k : cupti_device_work_kinds) (void)api.disable(k);
-    for (const cupti_abi::callback_id cbid : cupti_work_driver_calls) (void)api.enable_driver_api(cbid, 0);
+    if (st.subscriber != nullptr)
+      for (const cupti_abi::callback_id cbid : cupti_work_driver_calls)
+        (void)api.enable_callback(0, st.subscriber, cupti_abi::callback_domain::driver_api, cbid);
   }
   (void)api.disable(cupti_abi::activity_kind::overhead);
   (void)api.disable(cupti_abi::activity_kind::jit);
@@ -232,8 +235,9 @@ inline bool cupti_watch_device_work(const cupti_device_listener* listener, std::
             cupti_result_text(r) + ")";
       return false;
     }
-    for (const cupti_abi::callback_id cbid : cupti_work_driver_calls) (void)api.enable_driver_api(cbid, 1);
     st.device_listener.store(listener, std::memory_order_release);
+    for (const cupti_abi::callback_id cbid : cupti_work_driver_calls)
+      (void)api.enable_callback(1, st.subscriber, cupti_abi::callback_domain::driver_api, cbid);
     return true;
   } WARMUP_CATCH_ALL {
     return false;

@@ -2,7 +2,8 @@
 /// @brief CUPTI's callback around the program's stream-ordered allocations: pool growth has no
 /// CUPTI record of its own, so the callback reads the pool's reserved bytes before and after
 /// each such call (detail/cuda_driver.hpp), and a call that grew it becomes a pool_growth
-/// record of its own interval, kept until the next flush.
+/// record of its own interval, kept until the next flush. While the device's work is watched
+/// (cupti.hpp), it also hands each driver launch's correlation id to the listener.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
@@ -69,6 +70,12 @@ inline void cupti_callback(void*, cupti_abi::callback_domain domain, cupti_abi::
   static thread_local in_flight call;
   if (domain != cupti_abi::callback_domain::driver_api || data == nullptr) return;
   const auto* cb = static_cast<const cupti_abi::callback_data*>(data);
+  for (const cupti_abi::callback_id launch : cupti_work_driver_calls) {
+    if (cbid != launch) continue;
+    const cupti_device_listener* l = cupti().device_listener.load(std::memory_order_acquire);
+    if (l != nullptr && cb->site == cupti_abi::callback_site::enter) l->launching(cb->correlation_id);
+    return;
+  }
   if (cb->site == cupti_abi::callback_site::enter) {
     call = in_flight{};
     call.driver = cupti_pool_calls();

@@ -58,9 +58,10 @@ inline constexpr cupti_driver_cause cupti_driver_causes[] = {
     {cupti_abi::cbid_cuCtxSynchronize_v2, cause::sync_wait},
 };
 
-/// Driver calls that queue work on the device, recorded while the device's work is watched
-/// (`cupti_watch_device_work`): a program that launches through the driver (Triton does) makes
-/// no runtime call whose record would carry the launch's link to a range.
+/// Driver calls that queue work on the device, whose callbacks hand their correlation ids to the
+/// listener while the device's work is watched (`cupti_watch_device_work`): a program that
+/// launches through the driver (Triton does) makes no runtime call whose record would carry the
+/// launch's link to a range.
 inline constexpr cupti_abi::callback_id cupti_work_driver_calls[] = {
     cupti_abi::cbid_cuLaunchKernel,          cupti_abi::cbid_cuLaunchKernel_ptsz,
     cupti_abi::cbid_cuLaunchKernelEx,        cupti_abi::cbid_cuLaunchKernelEx_ptsz,

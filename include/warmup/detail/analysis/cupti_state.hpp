@@ -46,13 +46,16 @@ struct cupti_start_result {
 
 /// A listener to the device's work (`cupti_watch_device_work`): each kernel, copy and memset,
 /// on the library's clock, with the correlation id of the API call that launched it; each API
-/// call's link to the external id pushed on its thread (`cupti_push_external`); and the end of
-/// each flush (`last`: CUPTI is stopping). Called on CUPTI's buffer thread or the flushing one,
+/// call's link to the external id pushed on its thread (`cupti_push_external`); the end of each
+/// flush (`last`: CUPTI is stopping); and each driver launch, as it is made. Called on CUPTI's buffer thread or the flushing one,
 /// never inside a program's call. One per process, never destroyed.
 struct cupti_device_listener {
   void (*work)(std::uint32_t correlation, std::uint64_t start_ns, std::uint64_t end_ns) noexcept;
   void (*link)(std::uint32_t correlation, std::uint64_t external_id) noexcept;
   void (*flushed)(bool last) noexcept;
+  /// At the entry of a driver call that queues work (`cupti_work_driver_calls`), on its thread:
+  /// the listener links it to what that thread has open.
+  void (*launching)(std::uint32_t correlation) noexcept;
 };
 
 /// The process's use of CUPTI (one per copy of the library: see cupti_start on a second copy).
