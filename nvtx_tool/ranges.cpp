@@ -226,16 +226,9 @@ handles& made() {
   return *h;
 }
 
-/// The site of a range's message in `d`, or none where the domain is not counted or the library
-/// is not measuring.
-wd::named_site* site_of(const domain& d, const message& m, thread_ranges& t) noexcept {
-  if (!d.counted || !wd::measuring.load(std::memory_order_relaxed)) return nullptr;
-  const void* key = m.registered != nullptr ? static_cast<const void*>(m.registered) : static_cast<const void*>(m.ascii);
-  thread_ranges::recent& r = t.seen[thread_ranges::slot_of(key)];
-  // A handle's entry has no text; a C string's has its site's (a handle's value may equal an address).
-  if (key != nullptr && r.key == key && r.d == &d &&
-      (m.registered != nullptr ? r.tail == nullptr : r.tail != nullptr && std::strcmp(r.tail, m.ascii) == 0))
-    return r.site;
+/// site_of() past the thread's recent messages: the name built and looked up, the entry filled.
+[[gnu::noinline]] wd::named_site* site_of_slow(const domain& d, const message& m, thread_ranges& t, const void* key,
+                                               thread_ranges::recent& r) noexcept {
   wd::named_site* n = nullptr;
   try {
     std::string_view text = m.ascii != nullptr ? std::string_view{m.ascii} : m.text;
@@ -268,6 +261,18 @@ wd::named_site* site_of(const domain& d, const message& m, thread_ranges& t) noe
   return n;
 }
 
+/// The site of a range's message in `d`, or none where the domain is not counted or the library
+/// is not measuring. Inline: a message the thread passed lately costs no call but strcmp's.
+inline wd::named_site* site_of(const domain& d, const message& m, thread_ranges& t) noexcept {
+  if (!d.counted || !wd::measuring.load(std::memory_order_relaxed)) return nullptr;
+  const void* key = m.registered != nullptr ? static_cast<const void*>(m.registered) : static_cast<const void*>(m.ascii);
+  thread_ranges::recent& r = t.seen[thread_ranges::slot_of(key)];
+  // A handle's entry has no text; a C string's has its site's (a handle's value may equal an address).
+  if (key != nullptr && r.key == key && r.d == &d &&
+      (m.registered != nullptr ? r.tail == nullptr : r.tail != nullptr && std::strcmp(r.tail, m.ascii) == 0))
+    return r.site;
+  return site_of_slow(d, m, t, key, r);
+}
 
 }  // namespace
 
@@ -287,10 +292,11 @@ settings& config() {
   return *s;
 }
 
-domain& default_domain() {
+domain& make_default_domain() {
   static domain* d = [] {
     auto* x = new domain;
     x->counted = domain_counted(config().domains, "", true);
+    default_domain_made.store(x, std::memory_order_release);
     return x;
   }();
   return *d;
@@ -415,6 +421,17 @@ int pop(domain& d) noexcept {
     --where->beyond;
     where->open.store(where->frames.size() + where->beyond, std::memory_order_relaxed);
     return static_cast<int>(std::min<std::size_t>(where->frames.size() + where->beyond, INT_MAX));
+  }
+  // The common case: the latest range is this domain's and is not device-timed (what the loop
+  // below does for it, with pop_back for the erase of the last element).
+  if (where != nullptr && !where->frames.empty() && where->frames.back().d == &d && where->frames.back().serial == 0) {
+    thread_ranges& t = *where;
+    frame& f = t.frames.back();
+    f.call.end();  // first: what follows is not the range's time
+    const int depth = f.depth;
+    t.frames.pop_back();
+    t.open.store(t.frames.size() + t.beyond, std::memory_order_relaxed);
+    return depth;
   }
   for (std::size_t i = where != nullptr ? where->frames.size() : 0; i-- > 0;) {
     thread_ranges& t = *where;

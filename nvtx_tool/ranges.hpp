@@ -5,6 +5,7 @@
 
 #include <nvtx3/nvToolsExt.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -34,8 +35,14 @@ struct domain {
   std::string prefix;  ///< "[name] ", empty for NVTX's default domain
   nvtxDomainHandle_t next = nullptr;
 };
-/// NVTX's default domain (the null handle and the functions without a domain).
-domain& default_domain();
+/// NVTX's default domain (the null handle and the functions without a domain): made once, then
+/// one load (no call, no guard) on a range's path.
+domain& make_default_domain();
+inline std::atomic<domain*> default_domain_made{nullptr};
+inline domain& default_domain() {
+  domain* const d = default_domain_made.load(std::memory_order_acquire);
+  return d != nullptr ? *d : make_default_domain();
+}
 /// The domain behind a handle; the default domain for the null handle or one the tool never
 /// gave (a handle is checked by bounds, never read through).
 domain& domain_of(nvtxDomainHandle_t h) noexcept;

@@ -38,7 +38,7 @@ struct host_call {
   }
 
   /// Ends the call; a second `end` does nothing.
-  void end() noexcept {
+  WARMUP_HOT_INLINE void end() noexcept {
     if (s == nullptr) return;
     site* const where = s;
     s = nullptr;
