@@ -208,6 +208,11 @@ void flushed(bool last) noexcept {
         add_to_span(j, parent, sp.start, sp.end);
       wd::site* s = e->s.load(std::memory_order_relaxed);
       const std::uint64_t index = e->index.load(std::memory_order_relaxed);
+      if (e->serial.load(std::memory_order_acquire) != it->first) {  // reused while it was read
+        ++j.lost;
+        it = j.spans.erase(it);
+        continue;
+      }
       e->state.store(timed_call, std::memory_order_release);
       if (s != nullptr && sp.end >= sp.start) {
         s->device_time(index, sp.end - sp.start, false, s->on_timeline(index) ? sp.start : 0);

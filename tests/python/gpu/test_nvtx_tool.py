@@ -154,7 +154,9 @@ def test_nccl_own_ranges_on_one_gpu(tmp_path):
              NCCL_NVLS_ENABLE="0", MASTER_ADDR="127.0.0.1", MASTER_PORT="29517")
     r = subprocess.run([sys.executable, "-c", NCCL_PROGRAM, "50"], capture_output=True, text=True, timeout=300, env=e)
     assert r.returncode == 0, r.stderr[-3000:]
-    sites = {s["name"]: s for s in json.loads(report.read_text())["sites"]}
+    r = json.loads(report.read_text())
+    sites = {s["name"]: s for s in r["sites"]}
+    print("\n" + "\n".join(r["notices"]))
     nccl = {n: s for n, s in sites.items() if n.startswith("[NCCL]")}
     print("\n" + "\n".join(f"{n}: {s['calls']} calls, first {s['host']['first'] / 1e3:.1f} us, p50 "
                            f"{(s['host']['steady'] or {}).get('p50', 0) / 1e3:.1f} us, device "
