@@ -40,6 +40,7 @@ struct call_entry {
   std::atomic<std::uint8_t> state{0};  // open, ended, timed
 };
 enum : std::uint8_t { open_call = 0, ended_call = 1, timed_call = 2 };
+static_assert(sizeof(call_entry) * table_size <= std::size_t{10} << 20, "docs/nvtx-tool.md says 10 MB");
 
 std::atomic<call_entry*> table{nullptr};
 std::atomic<std::uint64_t> last_serial{0};
