@@ -45,10 +45,10 @@ static_assert(sizeof(call_entry) * table_size <= std::size_t{10} << 20, "docs/nv
 std::atomic<call_entry*> table{nullptr};
 std::atomic<std::uint64_t> last_serial{0};
 
-/// What a call's work spans so far, and the flush at which its end was first seen.
+/// What a call's work spans so far, and the pass at which its end was first seen.
 struct span {
   std::uint64_t start = ~std::uint64_t{0}, end = 0;
-  std::uint64_t ended_at_flush = 0;  // 0: not seen ended yet
+  std::uint64_t ended_at_pass = 0;  // the pass of give_times that first saw it ended; 0: none yet
 };
 
 /// The join's state, touched by CUPTI's threads and the flushing one: behind one lock.
@@ -63,7 +63,8 @@ struct join_state {
   };
   std::vector<work_record> unlinked;  ///< work whose link had not come (tried again at the flush)
   std::map<std::uint64_t, span> spans;  ///< by serial: a parent's is below its children's
-  std::uint64_t flushes = 1;
+  std::uint64_t passes = 1;  ///< of give_times: each flush makes one, and work where the spans kept grow
+  std::size_t next_pass_at = std::size_t{1} << 16;  ///< the spans kept at which work makes a pass itself
   std::uint64_t timed = 0, lost = 0, late = 0;
 };
 join_state& state() {
@@ -112,6 +113,40 @@ bool link_of(const join_state& j, std::uint32_t correlation, std::uint64_t& seri
   }
   serial = it->second;
   return true;
+}
+
+/// Gives the ranges that ended before the previous pass their time, children before their
+/// parents (higher serials first: a child's span joins its parent's); `last`: every ended range.
+void give_times(join_state& j, bool last) {
+  const std::uint64_t now = j.passes++;
+  for (auto it = j.spans.end(); it != j.spans.begin();) {
+    --it;
+    call_entry* e = entry_of(it->first);
+    if (e == nullptr) {
+      ++j.lost;
+      it = j.spans.erase(it);
+      continue;
+    }
+    if (e->state.load(std::memory_order_acquire) == open_call) continue;
+    if (it->second.ended_at_pass == 0) it->second.ended_at_pass = now;
+    if (!last && it->second.ended_at_pass == now) continue;  // its work may still be queued
+    const span sp = it->second;
+    if (const std::uint64_t parent = e->parent.load(std::memory_order_relaxed); parent != 0)
+      add_to_span(j, parent, sp.start, sp.end);
+    wd::site* s = e->s.load(std::memory_order_relaxed);
+    const std::uint64_t index = e->index.load(std::memory_order_relaxed);
+    if (e->serial.load(std::memory_order_acquire) != it->first) {  // reused while it was read
+      ++j.lost;
+      it = j.spans.erase(it);
+      continue;
+    }
+    e->state.store(timed_call, std::memory_order_release);
+    if (s != nullptr && sp.end >= sp.start) {
+      s->device_time(index, sp.end - sp.start, false, s->on_timeline(index) ? sp.start : 0);
+      ++j.timed;
+    }
+    it = j.spans.erase(it);
+  }
 }
 
 /// The calling thread's external ids, as CUPTI keeps them (its stack cannot be read): a driver
@@ -164,6 +199,12 @@ void work(std::uint32_t correlation, std::uint64_t start_ns, std::uint64_t end_n
     std::uint64_t serial = 0;
     if (link_of(j, correlation, serial)) add_to_span(j, serial, start_ns, end_ns);
     else if (j.unlinked.size() < max_unlinked) j.unlinked.push_back({correlation, start_ns, end_ns});
+    // A program that writes no report before its exit flushes CUPTI there only: the ranges
+    // ended long since get their time here, so that the spans kept stay bounded.
+    if (j.spans.size() >= j.next_pass_at) {
+      give_times(j, false);
+      j.next_pass_at = j.spans.size() + (std::size_t{1} << 16);
+    }
   } catch (...) {
   }
 }
@@ -191,36 +232,7 @@ void flushed(bool last) noexcept {
       if (link_of(j, w.correlation, serial)) add_to_span(j, serial, w.start, w.end);
     }
     j.unlinked.clear();
-    const std::uint64_t now = j.flushes++;
-    // Children before their parents (higher serials first): a child's span joins its parent's.
-    for (auto it = j.spans.end(); it != j.spans.begin();) {
-      --it;
-      call_entry* e = entry_of(it->first);
-      if (e == nullptr) {
-        ++j.lost;
-        it = j.spans.erase(it);
-        continue;
-      }
-      if (e->state.load(std::memory_order_acquire) == open_call) continue;
-      if (it->second.ended_at_flush == 0) it->second.ended_at_flush = now;
-      if (!last && it->second.ended_at_flush == now) continue;  // its work may still be queued
-      const span sp = it->second;
-      if (const std::uint64_t parent = e->parent.load(std::memory_order_relaxed); parent != 0)
-        add_to_span(j, parent, sp.start, sp.end);
-      wd::site* s = e->s.load(std::memory_order_relaxed);
-      const std::uint64_t index = e->index.load(std::memory_order_relaxed);
-      if (e->serial.load(std::memory_order_acquire) != it->first) {  // reused while it was read
-        ++j.lost;
-        it = j.spans.erase(it);
-        continue;
-      }
-      e->state.store(timed_call, std::memory_order_release);
-      if (s != nullptr && sp.end >= sp.start) {
-        s->device_time(index, sp.end - sp.start, false, s->on_timeline(index) ? sp.start : 0);
-        ++j.timed;
-      }
-      it = j.spans.erase(it);
-    }
+    give_times(j, last);
     if (!last) {
       j.older_links.swap(j.links);
       j.links.clear();

@@ -2,8 +2,9 @@
 // memsets that its thread launched while it was open, nested ranges' included, from CUPTI's
 // records. Each range opened pushes an external id (its serial) on its thread; CUPTI links every
 // CUDA call made under it to that id, and each record of the device's work to its call. The
-// records come at CUPTI's flushes; a range's span goes to its site's device series once the
-// range has ended and a flush has passed since (its work may still be queued at the first).
+// records come as CUPTI's buffers fill and at its flushes; a range's span goes to its site's
+// device series once the range has ended and a pass of the join has gone by since (its work may
+// still be queued at the first): each flush makes a pass, and so does every 2^16 ranges' work.
 // Start/end ranges, which may end on another thread, stay host-timed. docs/nvtx-tool.md.
 #pragma once
 
@@ -47,7 +48,7 @@ void after_fork_in_child() noexcept;
 namespace join {
 void work(std::uint32_t correlation, std::uint64_t start_ns, std::uint64_t end_ns) noexcept;
 void link(std::uint32_t correlation, std::uint64_t serial) noexcept;
-/// After a flush: the ranges ended before the previous one get their time; `last`: all do.
+/// After a flush: the ranges ended before the previous pass get their time; `last`: all do.
 void flushed(bool last) noexcept;
 /// For a test: make the call table as start() does, without CUPTI.
 void make_table() noexcept;

@@ -529,8 +529,8 @@ void say_how_ranges_were_timed() noexcept {
                     " push/pop calls device-timed from the kernels, copies and memsets they launched (CUPTI); "
                     "ranges with no device work and start/end ranges are host-timed";
     if (d.lost + d.late != 0)
-      m += "; " + std::to_string(d.lost) + " calls' records came too late to keep, " + std::to_string(d.late) +
-           " records after their call's time was given";
+      m += "; " + std::to_string(d.lost) + " calls not timed (their entries reused by later ranges, or too many waiting), " +
+           std::to_string(d.late) + " records that came after their call's time was given";
     wd::notice_board().raise(wd::notice_kind::nvtx_host_timed, m);
   } catch (...) {
   }

@@ -101,3 +101,21 @@ TEST_CASE("a call whose entry later calls reused is lost, counted, and given no 
   CHECK(dev::what_was_timed().lost == lost + 1);
   CHECK(device_times(other).empty());  // the others launched nothing
 }
+
+TEST_CASE("a program that flushes only at exit keeps the ranges waiting for their time bounded", "[nvtx_tool]") {
+  dev::join::make_table();
+  wd::site s(op_kind::region, "device_join.unflushed", 0);
+  const std::uint64_t timed = dev::what_was_timed().timed, lost = dev::what_was_timed().lost;
+  constexpr std::uint32_t calls = 140'000;  // past two of the passes work makes (every 2^16 ranges)
+  for (std::uint32_t i = 0; i < calls; ++i) {
+    const std::uint64_t a = dev::opened(&s, i, 0);
+    dev::join::link(500'000 + i, a);
+    dev::closed(a);  // the range ends before CUPTI hands over its kernel's record
+    dev::join::work(500'000 + i, 1'000 * std::uint64_t{i}, 1'000 * std::uint64_t{i} + 10);
+  }
+  // With no flush, the ranges ended before the first pass were given their time at the second.
+  CHECK(dev::what_was_timed().timed - timed >= (std::uint64_t{1} << 16));
+  dev::join::flushed(true);
+  CHECK(dev::what_was_timed().timed - timed == calls);
+  CHECK(dev::what_was_timed().lost == lost);
+}

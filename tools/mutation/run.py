@@ -403,10 +403,9 @@ class Build:
             # A program on the command line, or the Python package's folder on PYTHONPATH.
             used = sorted({p for p, path in progs.items()
                            if path in cmd or any(e.startswith("PYTHONPATH=") and path in e for e in props.get("ENVIRONMENT", []))})
-            # A test whose own program this build does not make (a CUDA program beside the
-            # tool, say) is not this build's to judge.
-            here = os.path.abspath(self.dir) + os.sep
-            if not used or any(a.startswith(here) and not os.path.exists(a) for a in cmd):
+            # A test of a CUDA program, which this build does not make, even where its command
+            # also names one it makes (the NVTX tool), is the GPU machine's.
+            if not used or "cuda_program" in props.get("LABELS", []):
                 continue
             out[t["name"]] = {"name": t["name"], "command": cmd, "programs": used,
                               "env": props.get("ENVIRONMENT", []), "cwd": props.get("WORKING_DIRECTORY", self.dir),
