@@ -283,8 +283,10 @@ TEST_CASE("a first call that fills its buffer names what it lost as unattributed
     if (s == nullptr || !s->host.first_call_causes || !s->first_call_host) return 4;
     const warmup::attribution& why = *s->host.first_call_causes;
     const auto* kernel = host_code_in(why, "[kernel]");
-    // before: the 0.19 s after the last kept sample read as [kernel]
-    if (kernel != nullptr && kernel->time > 50ms) return 5;
+    // before: the 0.19 s after the last kept sample read as [kernel]. A loaded machine's kernel
+    // time in the call (faults, interrupts, a hypervisor's) stays well under that: CI's run of
+    // 510ef5c went past 50 ms once.
+    if (kernel != nullptr && kernel->time > 100ms) return 5;
     return why.excess - why.named >= 100ms ? 0 : 6;
   });
   CHECK(status == 0);
