@@ -131,15 +131,15 @@ void give_times(join_state& j, bool last) {
     if (it->second.ended_at_pass == 0) it->second.ended_at_pass = now;
     if (!last && it->second.ended_at_pass == now) continue;  // its work may still be queued
     const span sp = it->second;
-    if (const std::uint64_t parent = e->parent.load(std::memory_order_relaxed); parent != 0)
-      add_to_span(j, parent, sp.start, sp.end);
     wd::site* s = e->s.load(std::memory_order_relaxed);
     const std::uint64_t index = e->index.load(std::memory_order_relaxed);
+    const std::uint64_t parent = e->parent.load(std::memory_order_relaxed);
     if (e->serial.load(std::memory_order_acquire) != it->first) {  // reused while it was read
       ++j.lost;
       it = j.spans.erase(it);
       continue;
     }
+    if (parent != 0) add_to_span(j, parent, sp.start, sp.end);
     e->state.store(timed_call, std::memory_order_release);
     if (s != nullptr && sp.end >= sp.start) {
       s->device_time(index, sp.end - sp.start, false, s->on_timeline(index) ? sp.start : 0);
