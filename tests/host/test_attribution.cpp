@@ -261,6 +261,11 @@ TEST_CASE("a first call's host signals: CPU time against the wall, libraries loa
   CHECK(spins->first_call_host->libraries_loaded.empty());
   REQUIRE(loads->first_call_host->libraries_loaded.size() == 1);
   CHECK(loads->first_call_host->libraries_loaded[0] == "libwarmup_test_plugin.so");
+  // The name is held by its site and counted in the site's memory: the two sites, of names of
+  // one length and one call each, differ in that alone.
+  const std::size_t loads_bytes = warmup::detail::lookup(warmup::op_kind::region, "attribution.loads")->s->bytes();
+  const std::size_t spins_bytes = warmup::detail::lookup(warmup::op_kind::region, "attribution.spins")->s->bytes();
+  CHECK(loads_bytes >= spins_bytes + sizeof(std::string) + std::string("libwarmup_test_plugin.so").size());
   CHECK_FALSE(spins->first_call_host->context_existed.has_value());  // host-timed: not asked
   std::ostringstream table;
   warmup::print(r, table);

@@ -18,6 +18,7 @@
 
 #include "warmup/detail/process.hpp"  // the anchor, which a light file does not otherwise see
 #include "warmup/profile.hpp"
+#include "warmup/detail/record/host_call.hpp"
 #include "warmup/detail/runtime/fork_locks.hpp"
 #include "warmup/detail/runtime/notices.hpp"
 #include "warmup/detail/runtime/compiled_once.hpp"  // report_goes_beside, say_what_is_apart
@@ -82,6 +83,44 @@ TEST_CASE("a scope open across fork is recorded by the parent only") {
   REQUIRE(r.find(warmup::op_kind::region, "fork.open") != nullptr);
   CHECK(r.find(warmup::op_kind::region, "fork.open")->calls == 1);
   CHECK(r.find(warmup::op_kind::region, "fork.open")->host.calls == 1);
+}
+
+// A tool's call (an NVTX range: detail::host_call) open across the fork, as a scope above.
+TEST_CASE("a tool's call open across fork is recorded by the parent only") {
+  warmup::detail::named_site* n = warmup::detail::lookup(warmup::op_kind::region, "fork.host_call");
+  REQUIRE(n != nullptr);
+  warmup::detail::host_call call;
+  call.begin(n->s, nullptr);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  call.end();
+  if (pid == 0) {
+    const warmup::report r = warmup::snapshot();
+    const auto* s = r.find(warmup::op_kind::region, "fork.host_call");
+    _exit(s != nullptr && s->calls == 0 && s->host.calls == 0 ? 0 : 1);
+  }
+  CHECK(child_status(pid) == 0);
+  const warmup::report r = warmup::snapshot();
+  REQUIRE(r.find(warmup::op_kind::region, "fork.host_call") != nullptr);
+  CHECK(r.find(warmup::op_kind::region, "fork.host_call")->host.calls == 1);
+}
+
+// A child of a process that had initialised CUDA makes no CUDA call: the driver is unusable
+// there. The parent's state is made to read "initialised" (no GPU here), then put back.
+TEST_CASE("a child forked after CUDA was initialised turns device timing off without a CUDA call, saying why") {
+  warmup::detail::cuda_state& st = warmup::detail::cuda();
+  const int was = st.runtime.load();
+  st.runtime.store(warmup::detail::cuda_state::available);
+  const pid_t pid = fork();
+  if (pid != 0) st.runtime.store(was);
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    int bad = 0;
+    if (warmup::detail::runtime_available()) bad |= 1;
+    if (st.why_unavailable.find("forked from one that had initialised CUDA") == std::string::npos) bad |= 2;
+    _exit(bad);
+  }
+  CHECK(child_status(pid) == 0);
 }
 
 // The locks behind lock() functions (sites, rings, cause records, notices, the clock) were in

@@ -3,6 +3,8 @@
 #include "catch.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "warmup/profile.hpp"
@@ -113,4 +115,19 @@ TEST_CASE("a GPU's UUID is written as nvidia-smi writes it, each byte in its pla
   const unsigned char bytes[16] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
                                    0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0xfe, 0xff};
   CHECK(warmup::detail::uuid_text(bytes) == "GPU-00010203-0405-0607-0809-0a0b0c0dfeff");
+}
+
+TEST_CASE("a device's description takes each figure from its own property") {
+  cudaDeviceProp p{};
+  std::snprintf(p.name, sizeof p.name, "%s", "Some GPU");
+  for (int i = 0; i < 16; ++i) p.uuid.bytes[i] = static_cast<char>(i + 1);
+  p.major = 9, p.minor = 7, p.multiProcessorCount = 132, p.totalGlobalMem = std::size_t{3} << 30;
+  const warmup::device_description d = warmup::detail::description_of(2, p);
+  CHECK(d.index == 2);
+  CHECK(d.name == "Some GPU");
+  CHECK(d.uuid == "GPU-01020304-0506-0708-090a-0b0c0d0e0f10");
+  CHECK(d.compute_major == 9);
+  CHECK(d.compute_minor == 7);
+  CHECK(d.multiprocessors == 132);
+  CHECK(d.memory_bytes == std::uint64_t{3} << 30);
 }

@@ -143,6 +143,8 @@ TEST_CASE("pairs that agree are kept, and give the rate", "[clock]") {
   CHECK(t.ns_per_tick() == Approx(0.5).epsilon(1e-9));
   // A pair 0.02% off after 10 s more (steady_clock slewed by NTP) is within what is allowed.
   CHECK(t.add({1'000 + 22'000'000'000ull, 50'000 + 11'002'000'000ull, 20}, true));
+  // A pair no later than the last on the steady clock teaches nothing: not kept, nothing dropped.
+  CHECK_FALSE(t.add({1'000 + 22'000'000'001ull, 50'000 + 11'002'000'000ull, 20}, true));
   CHECK(t.source() == time_source::counter);
   const auto m = t.map();
   REQUIRE(m.count == 3);

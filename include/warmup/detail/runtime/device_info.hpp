@@ -52,6 +52,21 @@ inline std::string device_status(const cuda_state& st, bool described) {
   return "the current device could not be described";
 }
 
+/// The report's description of device `index` from its properties (the versions apart).
+inline device_description description_of(int index, const cudaDeviceProp& p) {
+  device_description d;
+  d.index = index;
+  d.name = p.name;
+  unsigned char uuid[16];
+  std::memcpy(uuid, p.uuid.bytes, sizeof uuid);
+  d.uuid = uuid_text(uuid);
+  d.compute_major = p.major;
+  d.compute_minor = p.minor;
+  d.multiprocessors = p.multiProcessorCount;
+  d.memory_bytes = p.totalGlobalMem;
+  return d;
+}
+
 /// Describes the current device once per process, with calls that create no context.
 inline std::optional<device_description> describe_device(std::string& status) {
   described_device& c = device_cache();
@@ -63,18 +78,10 @@ inline std::optional<device_description> describe_device(std::string& status) {
     c.done = true;
     if (runtime_available()) {
       const cudaError_t before = cudaPeekAtLastError();
-      device_description d;
+      int index = 0;
       cudaDeviceProp p{};
-      if (cudaGetDevice(&d.index) == cudaSuccess &&
-          cudaGetDeviceProperties(&p, d.index) == cudaSuccess) {
-        d.name = p.name;
-        unsigned char uuid[16];
-        std::memcpy(uuid, p.uuid.bytes, sizeof uuid);
-        d.uuid = uuid_text(uuid);
-        d.compute_major = p.major;
-        d.compute_minor = p.minor;
-        d.multiprocessors = p.multiProcessorCount;
-        d.memory_bytes = p.totalGlobalMem;
+      if (cudaGetDevice(&index) == cudaSuccess && cudaGetDeviceProperties(&p, index) == cudaSuccess) {
+        device_description d = description_of(index, p);
         (void)cudaDriverGetVersion(&d.driver_version);
         (void)cudaRuntimeGetVersion(&d.runtime_version);
         c.d = d;
