@@ -1,5 +1,6 @@
 """The process around the scopes: the report at exit during interpreter shutdown, fork, a C++
 extension sharing the report, prewarm, and attribution and CPU sampling in a Python process."""
+import contextlib
 import json
 import os
 import signal
@@ -26,18 +27,24 @@ def test_report_at_exit(tmp_path):
         for _ in range(3):
             with warmup.region("exit.site"):
                 pass
-        # a thread still inside a scope as the interpreter shuts down
+        # a thread still making calls as the interpreter shuts down, 100 of them made by then
+        made = threading.Event()
         def busy():
+            n = 0
             while True:
                 with warmup.region("exit.thread"):
                     pass
+                n += 1
+                if n == 100:
+                    made.set()
         threading.Thread(target=busy, daemon=True).start()
+        made.wait()
         """, env={"WARMUP_REPORT": str(path)})
     assert r.returncode == 0, r.stderr
     doc = json.loads(path.read_text())
     calls = {s["name"]: s["calls"] for s in doc["sites"]}
     assert calls["exit.site"] == 3
-    assert calls.get("exit.thread", 0) >= 0
+    assert calls["exit.thread"] >= 100  # the thread's calls ended before the report are in it
 
 
 def test_report_at_exit_after_sys_exit_and_an_exception(tmp_path):
@@ -53,14 +60,21 @@ def test_report_at_exit_after_sys_exit_and_an_exception(tmp_path):
         assert json.loads(path.read_text())["sites"][0]["name"] == "exit.code"
 
 
-def start_python(code, env):
-    """A Python child that prints "ready" once its first scope has run, then keeps making calls."""
+@contextlib.contextmanager
+def python_child(code, env):
+    """A Python child that prints "ready" once its first scope has run, then keeps making calls;
+    killed on the way out if it is still running (a failed test leaves no loop behind)."""
     full = dict(os.environ)
     full.update(env)
     p = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=full)
-    assert p.stdout.readline().strip() == "ready"
-    return p
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        yield p
+    finally:
+        if p.poll() is None:
+            p.kill()
+        p.wait()
 
 
 LOOP = """
@@ -79,9 +93,9 @@ def test_report_at_exit_after_ctrl_c(tmp_path):
     # An uncaught KeyboardInterrupt: Python kills itself with SIGINT after its shutdown, so no
     # exit handler runs; the package writes the report from its atexit hook instead.
     path = tmp_path / "interrupted.json"
-    p = start_python(LOOP.format(handler=""), {"WARMUP_REPORT": str(path)})
-    os.kill(p.pid, signal.SIGINT)
-    _, err = p.communicate(timeout=60)
+    with python_child(LOOP.format(handler=""), {"WARMUP_REPORT": str(path)}) as p:
+        os.kill(p.pid, signal.SIGINT)
+        _, err = p.communicate(timeout=60)
     assert p.returncode in (-signal.SIGINT, 130), (p.returncode, err)
     assert "KeyboardInterrupt" in err
     calls = {s["name"]: s["calls"] for s in json.loads(path.read_text())["sites"]}
@@ -91,10 +105,10 @@ def test_report_at_exit_after_ctrl_c(tmp_path):
 
 def test_report_at_exit_from_a_signal_handler_calling_sys_exit(tmp_path):
     path = tmp_path / "terminated.json"
-    p = start_python(LOOP.format(handler="signal.signal(signal.SIGTERM, lambda *a: sys.exit(3))"),
-                     {"WARMUP_REPORT": str(path)})
-    os.kill(p.pid, signal.SIGTERM)
-    _, err = p.communicate(timeout=60)
+    with python_child(LOOP.format(handler="signal.signal(signal.SIGTERM, lambda *a: sys.exit(3))"),
+                      {"WARMUP_REPORT": str(path)}) as p:
+        os.kill(p.pid, signal.SIGTERM)
+        _, err = p.communicate(timeout=60)
     assert p.returncode == 3, err
     calls = {s["name"]: s["calls"] for s in json.loads(path.read_text())["sites"]}
     # The signal may come before the loop's first call ends: only the call before it is sure.

@@ -8,6 +8,7 @@ import random
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -449,12 +450,22 @@ class Build:
         if mutant != -1 and not args and catch_alone(t):
             command.append("--abort")
         t0 = time.monotonic()
+        p = subprocess.Popen(command, cwd=t["cwd"], env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=True)
         try:
-            p = subprocess.run(command, cwd=t["cwd"], env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, timeout=timeout, start_new_session=True)
+            p.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            return "timeout", time.monotonic() - t0
+            pass
         dt = time.monotonic() - t0
+        # The test's session, whole: a mutant may leave a child of the test looping (a signal
+        # that no longer ends it), which would run on into every later test's time.
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if p.returncode is None:
+            p.wait()
+            return "timeout", dt
         if t["skip_code"] is not None and p.returncode == int(t["skip_code"]):
             return "skipped", dt
         ok = (p.returncode == 0) != bool(t["will_fail"])

@@ -145,9 +145,14 @@ def test_ctrl_c_keeps_the_device_times(tmp_path):
         """)
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=dict(os.environ, WARMUP_REPORT=str(path)))
-    assert p.stdout.readline().strip() == "ready"
-    os.kill(p.pid, signal.SIGINT)
-    _, err = p.communicate(timeout=120)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        os.kill(p.pid, signal.SIGINT)
+        _, err = p.communicate(timeout=120)
+    finally:  # a failed test leaves no loop behind
+        if p.poll() is None:
+            p.kill()
+        p.wait()
     assert p.returncode in (-signal.SIGINT, 130), err
     site = next(s for s in json.loads(path.read_text())["sites"] if s["name"] == "gpu.interrupted")
     assert site["calls"] >= 10
