@@ -66,8 +66,11 @@ def python_child(code, env):
     killed on the way out if it is still running (a failed test leaves no loop behind)."""
     full = dict(os.environ)
     full.update(env)
+    # SIGINT as an interactive shell leaves it: a test run in the background (`cmd &` in a
+    # script) inherits it ignored, and a Python started so never raises KeyboardInterrupt.
     p = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=full)
+                         stderr=subprocess.PIPE, text=True, env=full,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert p.stdout.readline().strip() == "ready"
         yield p

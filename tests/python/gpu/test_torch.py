@@ -143,8 +143,10 @@ def test_ctrl_c_keeps_the_device_times(tmp_path):
             with warmup.launch("gpu.interrupted", stream=s):
                 a @ a
         """)
+    # SIGINT's default restored: a run in the background inherits it ignored (test_process.py).
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=dict(os.environ, WARMUP_REPORT=str(path)))
+                         env=dict(os.environ, WARMUP_REPORT=str(path)),
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert p.stdout.readline().strip() == "ready"
         os.kill(p.pid, signal.SIGINT)
