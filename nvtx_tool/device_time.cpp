@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <map>
 #include <mutex>
 #include <new>
@@ -273,11 +272,10 @@ void pop_id() noexcept {
   if (ids_here.depth > 0) --ids_here.depth;
 }
 
-void start() noexcept {
-  const char* v = std::getenv("WARMUP_NVTX_DEVICE");
-  if (v == nullptr || *v == '\0' || std::strcmp(v, "off") == 0 || std::strcmp(v, "0") == 0) return;
+void start(const std::string& v) noexcept {
   try {
-    if (std::strcmp(v, "on") != 0 && std::strcmp(v, "1") != 0) {
+    if (v.empty() || v == "off" || v == "0") return;
+    if (v != "on" && v != "1") {
       wd::notice_board().raise(wd::notice_kind::nvtx_host_timed,
                                "WARMUP_NVTX_DEVICE='" + wd::printable(v, 40) +
                                    "' is neither on nor off: the NVTX ranges are host-timed");

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 
 namespace warmup_nvtx::device {
 
@@ -19,9 +20,10 @@ namespace warmup_nvtx::device {
 extern std::atomic<bool> watching;
 inline bool on() noexcept { return watching.load(std::memory_order_relaxed); }
 
-/// Once, at the first NVTX call, after the settings: where WARMUP_NVTX_DEVICE=on, starts CUPTI
-/// (as WARMUP_ATTRIBUTION=1 does) and watches the device's work; says why where it cannot.
-void start() noexcept;
+/// Once, at the first NVTX call, with WARMUP_NVTX_DEVICE's value (settings::device): where it
+/// is on, starts CUPTI (as WARMUP_ATTRIBUTION=1 does) and watches the device's work; says why
+/// where it cannot, and where the value is neither on nor off.
+void start(const std::string& setting) noexcept;
 
 /// A range just opened on this thread (after its call began): returns its serial, pushed as the
 /// thread's external id. `parent`: the serial of the range it nests in (0 for none).

@@ -287,6 +287,8 @@ settings& config() {
     c->domains = d != nullptr ? d : "all";
     const char* v = std::getenv("WARMUP_NVTX_VARYING");
     c->varying = comma_list(v != nullptr ? std::string_view{v} : default_varying);
+    const char* device = std::getenv("WARMUP_NVTX_DEVICE");
+    c->device = device != nullptr ? device : "";
     return c;
   }();
   return *s;

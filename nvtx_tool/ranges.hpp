@@ -23,6 +23,7 @@ void prepare() noexcept;
 struct settings {
   std::string domains;                 ///< WARMUP_NVTX_DOMAINS ("all" where unset)
   std::vector<std::string> varying;    ///< WARMUP_NVTX_VARYING's keys (default_varying where unset)
+  std::string device;                  ///< WARMUP_NVTX_DEVICE ("" where unset)
 };
 settings& config();
 
