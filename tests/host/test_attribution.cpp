@@ -380,6 +380,9 @@ TEST_CASE("a call after idling is split among the records of its thread, as cold
   CHECK(why.causes[0].what == cause::module_load);
   CHECK(why.causes[0].time.count() == static_cast<long long>(end - start));
   partition::check(why, s->host);
+  std::ostringstream table;  // the table says it under the site, as it does a first call's
+  warmup::print(r, table);
+  CHECK(table.str().find("why: cold call ") != std::string::npos);
 }
 
 TEST_CASE("CPU samples name only what no record covers, and never more than the uncovered time") {
@@ -478,6 +481,13 @@ TEST_CASE("time off the CPU that no record covers is named waiting, placed by th
   CHECK(waiting_in(w, records, {stray}, 10'000) == 4'800);
   // A call whose CPU clock was not read (a call after idling) names no waiting.
   CHECK(waiting_in(cold_window{0, 10'000, 7}, records, {}, 10'000) == 0);
+  // Nor one whose CPU clock went back (readings that cannot be the call's), or a wall that did not move.
+  cold_window back = w;
+  back.cpu_end_ns = back.cpu_start_ns - 1;
+  CHECK(waiting_in(back, records, {}, 10'000) == 0);
+  cold_window still = w;
+  still.end_ns = still.start_ns;
+  CHECK(waiting_in(still, records, {}, 10'000) == 0);
 }
 
 TEST_CASE("a first call that sleeps names its sleep as waiting, with its major page faults as evidence") {

@@ -157,4 +157,10 @@ TEST_CASE("time off the CPU goes to the Python code found waiting in each stretc
   REQUIRE(later.functions.size() == 1);
   CHECK(later.functions[0].name == "e.f.after");
   CHECK(later.functions[0].ns == 45 * ms);
+  // A CPU clock read going back (not this call's readings): no waiting, and no code named for it.
+  cold_window back = w;
+  back.cpu_end_ns = back.cpu_start_ns - 1;
+  warmup::detail::host_code_split::object none;
+  CHECK(warmup::detail::waiting_in(back, {}, {}, 100 * ms, v, &none) == 0);
+  CHECK(none.functions.empty());
 }

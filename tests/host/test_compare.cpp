@@ -91,6 +91,16 @@ TEST_CASE("compare: threshold, floor and the p50 intervals each decide") {
   CHECK(table.str().find("SLOWER (interval)") != std::string::npos);
   CHECK(table.str().find("faster (threshold)") != std::string::npos);
   CHECK(table.str().find("same (") == std::string::npos);
+  CHECK(table.str().find("\nremoved (base only): region gone\n") != std::string::npos);
+  CHECK(table.str().find("\nadded (new only): region new\n") != std::string::npos);
+  // A site's name is cut to 80 bytes on those lines, as in every table.
+  warmup::comparison long_names = c;
+  long_names.removed[0].name = std::string(100, 'r');
+  long_names.added[0].name = std::string(100, 'a');
+  std::ostringstream cut;
+  warmup::print(long_names, cut);
+  CHECK(cut.str().find("removed (base only): region " + std::string(80, 'r') + "...\n") != std::string::npos);
+  CHECK(cut.str().find("added (new only): region " + std::string(80, 'a') + "...\n") != std::string::npos);
 
   // A ratio from the smallest base there is: 1 ns.
   warmup::compare_input b3, n3;

@@ -85,6 +85,22 @@ TEST_CASE("a scope open across fork is recorded by the parent only") {
   CHECK(r.find(warmup::op_kind::region, "fork.open")->host.calls == 1);
 }
 
+TEST_CASE("a forked child's byte totals start from zero, even where the parent's passed 2^64") {
+  const std::size_t half = std::size_t{1} << 63;
+  for (int i = 0; i < 2; ++i) warmup::h2d_scope c{"fork.saturated", half};  // 2^64: past the total's range
+  const warmup::report parent = warmup::snapshot();
+  REQUIRE(parent.find(warmup::op_kind::h2d, "fork.saturated")->bytes->total_saturated);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    { warmup::h2d_scope c{"fork.saturated", std::size_t{500}}; }
+    const warmup::report r = warmup::snapshot();
+    const auto* s = r.find(warmup::op_kind::h2d, "fork.saturated");
+    _exit(s != nullptr && s->bytes && !s->bytes->total_saturated && s->bytes->total == 500 ? 0 : 1);
+  }
+  CHECK(child_status(pid) == 0);
+}
+
 // A tool's call (an NVTX range: detail::host_call) open across the fork, as a scope above.
 TEST_CASE("a tool's call open across fork is recorded by the parent only") {
   warmup::detail::named_site* n = warmup::detail::lookup(warmup::op_kind::region, "fork.host_call");

@@ -7,32 +7,16 @@
 
 #include "warmup/detail/record/log_histogram.hpp"
 
+#include "../support/failing_new.hpp"  // a histogram's blocks are aligned to 64 bytes
+
 using warmup::detail::log_histogram;
-
-namespace {
-// How many of this thread's next over-aligned nothrow allocations (a histogram's blocks, 64-byte
-// aligned, and nothing else of the library's) fail: the library must count, never crash on,
-// what it could not store.
-thread_local int failing_nothrow_news = 0;
-}  // namespace
-
-// Replaces the over-aligned nothrow form for the whole test program; it calls its plain form,
-// so that delete matches it (sanitizers check).
-void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  if (failing_nothrow_news > 0 && static_cast<std::size_t>(a) >= 64) return --failing_nothrow_news, nullptr;
-  try {
-    return ::operator new(n, a);
-  } catch (...) {
-    return nullptr;
-  }
-}
 
 TEST_CASE("a value whose block cannot be allocated is counted as lost, by either way of adding") {
   log_histogram h;
-  failing_nothrow_news = 1;
+  support::failing.aligned = 1;
   h.add(1000);  // the first value of its power of two: its block is allocated, and fails
   CHECK(h.lost() == 1);
-  failing_nothrow_news = 1;
+  support::failing.aligned = 1;
   h.add_single_writer(5000);
   CHECK(h.lost() == 2);
   h.add(1000);  // allocations work again: counted

@@ -4,6 +4,8 @@
 
 #include <thread>
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <new>
 #include <vector>
 
@@ -16,26 +18,11 @@
 #include "warmup/detail/runtime/site_state.hpp"      // cold_calls: the windows of calls after idling
 #include "warmup/detail/runtime/registry.hpp"  // what runtime/site_state.hpp's code calls
 
+#include "../support/failing_new.hpp"
+
 using warmup::op_kind;
 using warmup::detail::event_ring;
 using warmup::detail::site;
-
-namespace {
-// How many of this thread's next plain nothrow allocations fail (a series' shared lane is one):
-// the library must count, never crash on, what it could not store.
-thread_local int failing_nothrow_news = 0;
-}  // namespace
-
-// Replaces the plain nothrow form for the whole test program; it calls the throwing form, so that
-// delete matches it (sanitizers check).
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  if (failing_nothrow_news > 0) return --failing_nothrow_news, nullptr;
-  try {
-    return ::operator new(n);
-  } catch (...) {
-    return nullptr;
-  }
-}
 
 namespace {
 constexpr std::size_t fixed_bound = 3328;  // 3.25 KiB: a host-timed site, its 64 exact calls, timeline of 16 + 16
@@ -111,9 +98,9 @@ TEST_CASE("a later call whose shared lane cannot be allocated is counted as lost
   series s;
   s.record(series::window, 1000);  // this thread's: the owner's lane
   std::thread([&s] {
-    failing_nothrow_news = 1;
+    support::failing.plain = 1;
     s.record(series::window + 1, 2000);  // another thread's: the shared lane, which fails
-    failing_nothrow_news = 0;
+    support::failing.plain = 0;
   }).join();
   const auto d = s.read();
   CHECK(d.lost == 1);
@@ -122,6 +109,56 @@ TEST_CASE("a later call whose shared lane cannot be allocated is counted as lost
   const auto again = s.read();
   CHECK(again.lost == 1);
   CHECK(again.later_count == 2);
+}
+
+// A thread refused a shard asks again only once a shard has been given back since: not at every
+// call (the threads of a site with all its shards held would each take the lock every call).
+TEST_CASE("a thread refused a shard for want of memory asks again only once one is given back") {
+  using warmup::detail::shard_slot;
+  site s(op_kind::region, "memory.refused", 0);
+  for (std::uint64_t i = 0; i < 100; ++i) s.end_call(s.begin_call(nullptr), 1000, false, 0, false, false);  // past the first calls
+  const auto call = [&s](shard_slot& slot) { s.end_call(s.begin_call(&slot), 1000, false, 0, false, false); };
+  // A shard taken and given back at its thread's end (one given back), then taken by a thread
+  // that keeps it until told: the site has no spare.
+  std::thread([&] {
+    static thread_local shard_slot slot;
+    call(slot);
+  }).join();
+  std::mutex m;
+  std::condition_variable cv;
+  int stage = 0;  // 1: the keeper holds its shard; 2: it may end
+  std::thread keeper([&] {
+    static thread_local shard_slot slot;
+    call(slot);
+    std::unique_lock<std::mutex> lock(m);
+    stage = 1;
+    cv.notify_all();
+    cv.wait(lock, [&] { return stage == 2; });
+  });
+  {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return stage == 1; });
+  }
+  std::atomic<int> refused_then{-1}, asked_again{-1};
+  std::thread asker([&] {
+    static thread_local shard_slot slot;
+    support::failing.aligned = 1;  // a shard is aligned to its cache line
+    call(slot);  // no spare, and the new shard cannot be allocated: refused
+    support::failing.aligned = 0;
+    call(slot);  // memory again, but no shard given back since: not asked
+    refused_then = slot.refused && slot.p == nullptr;
+    {
+      std::unique_lock<std::mutex> lock(m);
+      stage = 2;
+    }
+    cv.notify_all();
+    keeper.join();  // its shard given back at its end
+    call(slot);
+    asked_again = slot.p != nullptr;
+  });
+  asker.join();
+  CHECK(refused_then == 1);
+  CHECK(asked_again == 1);
 }
 
 TEST_CASE("a long name is counted where it lives") {
@@ -256,7 +293,7 @@ TEST_CASE("calls recorded from several threads at once: the owner's lane and the
 namespace {
 __attribute__((constructor(101))) void anchor_allocation_fails_where_asked() {
   if (std::getenv("WARMUPTEST_ANCHOR_OUT_OF_MEMORY") == nullptr) return;
-  failing_nothrow_news = 1;
+  support::failing.plain = 1;
   (void)warmup::detail::anchor();
 }
 }  // namespace
@@ -265,7 +302,7 @@ __attribute__((constructor(101))) void anchor_allocation_fails_where_asked() {
 TEST_CASE("child of the anchor case: the library starts and measures without an anchor", "[.][anchor_out_of_memory]") {
   if (std::getenv("WARMUPTEST_ANCHOR_OUT_OF_MEMORY") == nullptr) return;
   REQUIRE(warmup::detail::anchor() == nullptr);
-  REQUIRE(failing_nothrow_news == 0);  // the failure was the anchor's
+  REQUIRE(support::failing.plain == 0);  // the failure was the anchor's
   for (int i = 0; i < 3; ++i) warmup::region_scope s{"memory.anchorless"};
   const warmup::report r = warmup::snapshot();
   const auto* s = r.find(op_kind::region, "memory.anchorless");
@@ -292,4 +329,15 @@ TEST_CASE("a process whose anchor could not be allocated at start still measures
   INFO("the child's wait status " << status);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 42);
+}
+
+// The spin that guards a site's shard list: held, its flag is up, and a second holder waits for
+// the first to let go.
+TEST_CASE("a site's shard lock raises its flag while held and lowers it after") {
+  std::atomic<bool> busy{false};
+  {
+    const warmup::detail::shard_lock held(busy);
+    CHECK(busy.load());
+  }
+  CHECK_FALSE(busy.load());
 }

@@ -316,6 +316,14 @@ TEST_CASE("the merged SVG: a page of its own colour, and a path only for the mar
   CHECK(one.find("stroke=\"#4c72b0\" stroke-opacity=\"0.6\"/>") == std::string::npos);
   CHECK(one.find("<path") == one.rfind("<path"));
   CHECK(one.find("d=\"\"") == std::string::npos);
+  // The axis spans the figures there are: 1 ms, and no p50 read from a rank that has none.
+  std::vector<std::string> decades;
+  for (std::size_t at = one.find("text-anchor=\"middle\">"); at != std::string::npos;
+       at = one.find("text-anchor=\"middle\">", at + 1)) {
+    const std::size_t from = one.find('>', at) + 1;
+    decades.push_back(one.substr(from, one.find('<', from) - from));
+  }
+  CHECK(decades == std::vector<std::string>{"1 ms", "10 ms"});
 }
 
 TEST_CASE("a list of ranks: eight shown, the rest counted") {

@@ -166,4 +166,11 @@ TEST_CASE("a report read back refuses a figure of the wrong kind, and names a ba
   error.clear();
   CHECK_FALSE(warmup::read_report(swap("\"op\":\"region\"", "\"op\":\"a\\\"b\\u0001c\""), error));
   CHECK(error.find("\"a?b?c\" is not a name this version knows") != std::string::npos);
+  // Printable characters stay, a space among them; a name is cut after 40.
+  error.clear();
+  CHECK_FALSE(warmup::read_report(swap("\"op\":\"region\"", "\"op\":\"a b~\""), error));
+  CHECK(error.find("\"a b~\" is not a name this version knows") != std::string::npos);
+  error.clear();
+  CHECK_FALSE(warmup::read_report(swap("\"op\":\"region\"", "\"op\":\"" + std::string(41, 'k') + "\""), error));
+  CHECK(error.find("\"" + std::string(40, 'k') + "...\" is not a name") != std::string::npos);
 }

@@ -25,6 +25,7 @@
 
 #include "warmup/profile.hpp"
 #include "warmup/detail/io/report_destinations.hpp"
+#include "warmup/detail/runtime/notices.hpp"
 
 namespace {
 
@@ -174,6 +175,15 @@ TEST_CASE("snapshots from two threads over a site with a p50 interval race on no
 }
 
 TEST_CASE("bad values through the API: the variables' limits, one notice each kind") {
+  // The ends of the idle threshold's range are in it: no notice (the board forgets its notices
+  // first, as in a forked child; one of a kind is said once).
+  auto& board = warmup::detail::notice_board();
+  board.lock();
+  board.reset_locked();
+  board.unlock();
+  warmup::set_idle_threshold(std::chrono::hours(1));
+  warmup::set_idle_threshold(std::chrono::milliseconds(1));
+  CHECK_FALSE(board.raised(warmup::detail::notice_kind::bad_setting));
   warmup::set_timeline_calls(UINT32_MAX);  // a -1 passed: 172 GB a site in 0.1
   { warmup::region_scope s{"hostile.timeline_after_bad_value"}; }
   warmup::set_timeline_calls(16);
@@ -190,6 +200,14 @@ TEST_CASE("bad values through the API: the variables' limits, one notice each ki
   CHECK(said);
   // The site made under the bad value holds a bounded timeline.
   CHECK(r.library.site_bytes < (std::size_t{1} << 30));
+}
+
+TEST_CASE("a report file's temporary is made in the file's own folder") {
+  using warmup::detail::folder_of;
+  CHECK(folder_of("/tmp/ab/report.json") == "/tmp/ab/");
+  CHECK(folder_of("out/r.json") == "out/");
+  CHECK(folder_of("/r.json") == "/");
+  CHECK(folder_of("r.json").empty());
 }
 
 TEST_CASE("WARMUP_REPORT: capitals, an explicit format, and lists that name nothing") {

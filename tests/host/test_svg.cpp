@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "warmup/profile.hpp"
+#include "warmup/detail/io/svg_writer.hpp"  // the panel's size
 
 using namespace std::chrono_literals;
 
@@ -146,4 +147,31 @@ TEST_CASE("the SVG's cause words: a cause named where it ends exactly at the lin
   CHECK(fits.find("...") == std::string::npos);
   CHECK(over.find(">first call 1.00 ms over p50: 50% host code " + std::string(11, 'a') + ", ...</text>") !=
         std::string::npos);
+}
+
+TEST_CASE("the SVG's frame: its title names the device, a row of three panels, and a panel without points says why inside itself") {
+  const auto number_after = [](const std::string& text, std::size_t at, const std::string& key) {
+    return std::stod(text.substr(text.find(key, at) + key.size()));
+  };
+  warmup::report r;
+  warmup::device_description d;
+  d.name = "Some GPU";
+  r.device = d;
+  warmup::site_report s;
+  s.name = "no calls";
+  r.sites = {s};
+  const std::string one = warmup::to_svg(r);
+  CHECK(one.find(">warmup: first call vs steady state \xE2\x80\x94 Some GPU</text>") != std::string::npos);
+  // The panel's words sit in its middle, in the panel's own coordinates.
+  const std::size_t words = one.find(">no calls yet</text>");
+  REQUIRE(words != std::string::npos);
+  const std::size_t tag = one.rfind("<text", words);
+  CHECK(number_after(one, tag, "x=\"") == warmup::detail::panel_w / 2);
+  CHECK(number_after(one, tag, "y=\"") == warmup::detail::panel_h / 2 + 10);
+  // Three panels fill one row, a fourth starts a second: the picture grows by that row only.
+  r.sites = {s, s, s};
+  const double three = number_after(warmup::to_svg(r), 0, "height=\"");
+  CHECK(three == number_after(one, 0, "height=\""));
+  r.sites.push_back(s);
+  CHECK(number_after(warmup::to_svg(r), 0, "height=\"") == three + warmup::detail::panel_h + 12);
 }

@@ -127,6 +127,13 @@ TEST_CASE("a TSC the kernel calls invariant (nonstop_tsc) is one the library cal
   if (nonstop) CHECK(why == nullptr);  // the same bit, read from the same leaf
   else WARN("nothing to compare: this machine's kernel does not call its TSC invariant");
 }
+
+TEST_CASE("the counter is refused by a CPU that has no power leaf or whose TSC's bit is clear", "[clock]") {
+  using warmup::detail::counter_unusable;
+  CHECK(std::string(counter_unusable(0x80000006u, ~0u)) == "the CPU does not say whether its TSC is invariant");
+  CHECK(std::string(counter_unusable(0x80000008u, ~(1u << 8))) == "the CPU's TSC is not invariant");
+  CHECK(counter_unusable(0x80000007u, 1u << 8) == nullptr);
+}
 #endif
 
 TEST_CASE("pairs that agree are kept, and give the rate", "[clock]") {

@@ -154,6 +154,17 @@ TEST_CASE("the time budget counts the whole loop, calls and the time between the
   CHECK(slower.calls < r.calls);
 }
 
+// The band's median is the calls' middle value, whatever their order: here the calls in the
+// middle of the run are slow ones, while most are fast.
+TEST_CASE("the warm-up the rule sees is judged from the calls' values, not their order") {
+  std::vector<std::uint64_t> calls{10'000};
+  calls.insert(calls.end(), 6, 100);
+  calls.insert(calls.end(), 6, 9'000);
+  calls.insert(calls.end(), 11, 100);
+  // Sorted, the median is 100 and the band's top 125: the first call alone is the warm-up.
+  CHECK(warmup::detail::judge_steady(calls, 8, 0.05).warmup_calls == 1);
+}
+
 TEST_CASE("a failing call stops the loop with what failed") {
   const steady_run r = replay(cold_then_steady(50, 0.01), steady_limits{}, 3);
   CHECK(r.why == steady_stop::error);

@@ -61,6 +61,13 @@ inline std::string cannot_write(const std::string& path, int e) {
   return std::string("cannot write (") + std::strerror(e) + ") '" + path + "'";
 }
 
+/// The folder part of `path` with its slash, "" for a bare name: a file's temporary is made
+/// there, so that the rename that puts it in place stays on one file system.
+inline std::string folder_of(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? std::string{} : path.substr(0, slash + 1);
+}
+
 /// 64 bits no other user can guess, for temporary file names: from the kernel's random source
 /// when it answers at once, else mixed from the clock, the pid and a counter.
 inline std::uint64_t unpredictable() noexcept {

@@ -59,8 +59,7 @@ WARMUP_DETAIL_RUNTIME bool parse_destinations(std::string_view spec, std::vector
 }
 
 WARMUP_DETAIL_RUNTIME std::string write_file_atomically(const std::string& path, const std::string& text) {
-  const std::size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? std::string{} : path.substr(0, slash + 1);
+  const std::string dir = detail::folder_of(path);
   const auto failed = [&](int e) { return detail::cannot_write(path, e); };
   int fd = -1;
   std::string tmp;

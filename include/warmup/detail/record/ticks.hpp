@@ -33,15 +33,22 @@ WARMUP_HOT_INLINE std::uint64_t read_counter() noexcept {
 inline void cpuid(std::uint32_t leaf, std::uint32_t (&r)[4]) noexcept {
   asm volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(0));
 }
-/// Why the counter cannot time scopes here, or nullptr. The invariant-TSC bit (CPUID
-/// 0x80000007, EDX bit 8) promises one rate in every power state and on every core.
+/// Why the counter cannot time scopes, or nullptr, from the CPU's answers: its highest extended
+/// CPUID leaf, and leaf 0x80000007's EDX where it has one. The invariant-TSC bit (EDX bit 8)
+/// promises one rate in every power state and on every core.
+inline const char* counter_unusable(std::uint32_t highest_extended_leaf, std::uint32_t power_edx) noexcept {
+  if (highest_extended_leaf < 0x80000007u) return "the CPU does not say whether its TSC is invariant";
+  if ((power_edx & (1u << 8)) == 0) return "the CPU's TSC is not invariant";
+  return nullptr;
+}
+/// Why the counter cannot time scopes on this CPU, or nullptr.
 inline const char* counter_unusable() noexcept {
   std::uint32_t r[4];
   cpuid(0x80000000u, r);
-  if (r[0] < 0x80000007u) return "the CPU does not say whether its TSC is invariant";
+  const std::uint32_t highest = r[0];
+  if (highest < 0x80000007u) return counter_unusable(highest, 0);
   cpuid(0x80000007u, r);
-  if ((r[3] & (1u << 8)) == 0) return "the CPU's TSC is not invariant";
-  return nullptr;
+  return counter_unusable(highest, r[3]);
 }
 #elif defined(__aarch64__)
 inline constexpr const char* counter_name = "Arm CNTVCT_EL0";
