@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <cstdlib>
 #include <ctime>
 #include <sstream>
@@ -713,6 +714,12 @@ TEST_CASE("a tick's signal names no buffer by a negative descriptor, not even a 
   b->any_thread.store(true);
   CHECK(d::buffer_signalled(&info, me) == nullptr);
   CHECK(d::buffer_signalled(&info, me + 1) == b);
+  // A timer's signal whose value is none of the library's buffers (the program's own timer, a
+  // stray sigqueue): no buffer, though the object it points to reads like one.
+  const auto stranger = std::make_unique<d::sample_buffer>();  // 128 KiB: not on the stack
+  stranger->tid.store(me);
+  info.si_value.sival_ptr = stranger.get();
+  CHECK(d::buffer_signalled(&info, me) == nullptr);
   d::sampler_state().give_back(b);
 }
 

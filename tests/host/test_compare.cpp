@@ -32,6 +32,8 @@ TEST_CASE("compare: threshold, floor and the p50 intervals each decide") {
   add(now, "apart", 10ms, 120us, 118us, 122us);        // +20%, intervals apart: slower
   add(base, "overlap", 10ms, 100us, 80us, 130us);
   add(now, "overlap", 10ms, 120us, 90us, 150us);       // +20%, intervals overlap: same
+  add(base, "touching", 10ms, 100us, 98us, 102us);
+  add(now, "touching", 10ms, 120us, 102us, 122us);     // +20%, intervals share a bound: not apart, same
   add(base, "small", 10ms, 100us, 99us, 101us);
   add(now, "small", 10ms, 105us, 104us, 106us);        // +5%, apart: under the threshold, same
   add(base, "small gain", 10ms, 100us, 99us, 101us);
@@ -52,6 +54,7 @@ TEST_CASE("compare: threshold, floor and the p50 intervals each decide") {
   CHECK(find("apart").p50.change == verdict::slower);
   CHECK(find("apart").p50.basis == "interval");
   CHECK(find("overlap").p50.change == verdict::same);
+  CHECK(find("touching").p50.change == verdict::same);
   CHECK(find("small").p50.change == verdict::same);
   CHECK(find("small gain").p50.change == verdict::same);
   CHECK(find("tiny").p50.change == verdict::same);
@@ -91,6 +94,11 @@ TEST_CASE("compare: threshold, floor and the p50 intervals each decide") {
   CHECK(table.str().find("SLOWER (interval)") != std::string::npos);
   CHECK(table.str().find("faster (threshold)") != std::string::npos);
   CHECK(table.str().find("same (") == std::string::npos);
+  // A site's name and kind on its first row only: its other figures' rows leave them blank.
+  const std::size_t apart_row = table.str().find("\napart ");
+  REQUIRE(apart_row != std::string::npos);
+  const std::string row = table.str().substr(apart_row + 1, table.str().find('\n', apart_row + 1) - apart_row - 1);
+  CHECK(row.find(" region ") != std::string::npos);
   CHECK(table.str().find("\nremoved (base only): region gone\n") != std::string::npos);
   CHECK(table.str().find("\nadded (new only): region new\n") != std::string::npos);
   // A site's name is cut to 80 bytes on those lines, as in every table.
@@ -220,4 +228,13 @@ TEST_CASE("a comparison's figures in its order, each under its row's words; its 
   CHECK(d::format_document(c, report_format::json) == json + "\n");
   for (const warmup::report_format_info& f : warmup::report_formats)
     CHECK(d::format_document(c, f.format).has_value() == f.writes(warmup::document_kind::comparison));
+}
+
+TEST_CASE("the distinct values of the ranks' setups: in rank order, each once, none empty") {
+  std::vector<warmup::merged_rank> ranks(4);
+  ranks[0].device = "NVIDIA H100";
+  ranks[1].device = "";
+  ranks[2].device = "NVIDIA A100";
+  ranks[3].device = "NVIDIA H100";
+  CHECK(warmup::detail::distinct(ranks, &warmup::merged_rank::device) == "NVIDIA H100, NVIDIA A100");
 }

@@ -3,7 +3,9 @@
 #include "catch.hpp"
 
 #include <cctype>
+#include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -243,4 +245,28 @@ TEST_CASE("an on/off value longer than every word is refused whole, however long
     CHECK(e.messages[0].rfind(std::string(name) + "='ooo", 0) == 0);
     CHECK(e.messages[0].size() < 400);  // the value quoted cut short
   }
+}
+
+TEST_CASE("the JIT cache as the environment sets it: disabled or not, its path cut to 200 bytes, its size") {
+  using warmup::detail::jit_cache_settings;
+  const auto kept = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v != nullptr ? std::optional<std::string>{v} : std::nullopt;
+  };
+  const auto put_back = [](const char* name, const std::optional<std::string>& v) {
+    if (v) ::setenv(name, v->c_str(), 1);
+    else ::unsetenv(name);
+  };
+  const auto disable = kept("CUDA_CACHE_DISABLE"), path = kept("CUDA_CACHE_PATH"), size = kept("CUDA_CACHE_MAXSIZE");
+  ::setenv("CUDA_CACHE_DISABLE", "1", 1);
+  ::setenv("CUDA_CACHE_PATH", std::string(300, 'p').c_str(), 1);
+  ::setenv("CUDA_CACHE_MAXSIZE", "4294967296", 1);
+  CHECK(jit_cache_settings() == "disabled, path " + std::string(200, 'p') + "..., max size 4294967296");
+  ::unsetenv("CUDA_CACHE_DISABLE");
+  ::unsetenv("CUDA_CACHE_PATH");
+  ::unsetenv("CUDA_CACHE_MAXSIZE");
+  CHECK(jit_cache_settings() == "enabled");
+  put_back("CUDA_CACHE_DISABLE", disable);
+  put_back("CUDA_CACHE_PATH", path);
+  put_back("CUDA_CACHE_MAXSIZE", size);
 }

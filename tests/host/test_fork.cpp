@@ -338,6 +338,24 @@ TEST_CASE("a forked child collects no cause records, even where its parent did")
   CHECK(warmup::attribution_enabled() == was);
 }
 
+// The parent's cold windows are not the child's: a synchronisation record (kept only where it
+// joins a cold window) that falls in one of the parent's windows is not kept in the child.
+TEST_CASE("a forked child forgets its parent's cold windows") {
+  namespace d = warmup::detail;
+  d::cause_store& store = d::cause_records();
+  const d::cold_window parent_window{1'000, 2'000, 7};
+  store.close_window(parent_window, false);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    store.add({warmup::cause::sync_wait, 1'200, 1'800, 7});
+    _exit(store.overlapping(parent_window).empty() ? 0 : 1);
+  }
+  CHECK(child_status(pid) == 0);
+  store.add({warmup::cause::sync_wait, 1'200, 1'800, 7});  // the parent, which has the window, keeps it
+  CHECK(store.overlapping(parent_window).size() == 1);
+}
+
 // The child's one thread holds no shard after fork (the sites made every shard spare): the
 // shards it takes there are the only ones it gives back.
 TEST_CASE("a forked child's thread holds none of the shards its parent's thread held") {

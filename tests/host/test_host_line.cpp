@@ -66,3 +66,16 @@ TEST_CASE("host line: device memory from 1 MiB on, either way; never 'took 0 B'"
   h.device_memory_taken = mib;
   CHECK(warmup::detail::host_signals_tell(h, 100us));
 }
+
+TEST_CASE("host line: the libraries a first call loaded, six named, \"...\" only past six") {
+  warmup::host_signals h;
+  h.cpu = 60us;
+  h.libraries_loaded = {"libA.so", "libB.so", "libC.so", "libD.so", "libE.so", "libF.so"};
+  const std::string six = warmup::detail::host_line(h, 100us);
+  CHECK(has(six, ", loaded 6 shared libraries: libA.so libB.so libC.so libD.so libE.so libF.so"));
+  CHECK_FALSE(has(six, "..."));
+  h.libraries_loaded.push_back("libG.so");
+  const std::string seven = warmup::detail::host_line(h, 100us);
+  CHECK(has(seven, ", loaded 7 shared libraries: libA.so libB.so libC.so libD.so libE.so libF.so ..."));
+  CHECK_FALSE(has(seven, "libG.so"));
+}

@@ -96,6 +96,8 @@ TEST_CASE("merge numbers ranks by input order where ranks are missing or repeate
   CHECK(b.sites[0].per_rank.size() == 2);
   CHECK(b.sites[0].first.max == 2ms);  // rank 0's second "a" was left out
   REQUIRE(b.notices.size() == 2);
+  CHECK(b.notices[0] == "rank 5 appears more than once (reports of two runs?): ranks are numbered by input order");
+  CHECK(a.notices[0] == "2 of 2 reports name no rank (not launched as a job): ranks are numbered by input order");
   CHECK(b.notices[1].find("1 site(s) listed twice by one rank were left out after their first (rank 0, region site \"a\")") !=
         std::string::npos);  // one: named, with no "..." for more
   std::vector<warmup::rank_summary> thrice;
@@ -324,6 +326,10 @@ TEST_CASE("the merged SVG: a page of its own colour, and a path only for the mar
     decades.push_back(one.substr(from, one.find('<', from) - from));
   }
   CHECK(decades == std::vector<std::string>{"1 ms", "10 ms"});
+  // Everything is drawn inside the picture: no x beyond its width.
+  const double width = std::stod(one.substr(one.find("width=\"") + 7));
+  for (std::size_t at = one.find(" x=\""); at != std::string::npos; at = one.find(" x=\"", at + 1))
+    CHECK(std::stod(one.substr(at + 4)) < width);
 }
 
 TEST_CASE("a list of ranks: eight shown, the rest counted") {

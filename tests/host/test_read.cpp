@@ -91,6 +91,10 @@ TEST_CASE("a warmup.report/2 report reads, and its missing call times are said t
   json.replace(json.find("warmup.report/2"), 15, "warmup.report/1");
   CHECK_FALSE(warmup::read_report(json, error));
   CHECK(error.find("reads warmup.report/3 and warmup.report/2") != std::string::npos);
+  // A version is what follows the family's slash: a longer family is another kind of document.
+  json.replace(json.find("warmup.report/1"), 15, "warmup.reporting/1");
+  CHECK_FALSE(warmup::read_report(json, error));
+  CHECK(error == "a \"warmup.reporting/1\" document, not a \"warmup.report/3\" one");
 }
 
 TEST_CASE("a file is read back whole whatever errno held before: only a read that failed is retried") {

@@ -353,6 +353,7 @@ TEST_CASE("one table of formats says what each writes; one rule for a document's
       CHECK(error.empty());
     }
   // A format that does not write the document: refused, naming those that do.
+  CHECK(d::format_refusal(document_kind::merged, warmup::info(report_format::svg)).empty());  // one that does: none
   CHECK(d::format_for_path("m.TRACE.JSON", document_kind::merged, error) == nullptr);
   CHECK(error == "a merged report has no trace format (it is written as .txt, .json, .csv, .svg)");
   error.clear();

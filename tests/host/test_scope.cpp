@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "warmup/profile.hpp"
+#include "warmup/detail/record/host_call.hpp"
 #include "warmup/detail/runtime/registry.hpp"
 #include "../support/settings_kept.hpp"
 
@@ -31,6 +32,25 @@ TEST_CASE("a host scope measures at least the time spent inside it") {
   REQUIRE(s->host.steady);
   CHECK(s->host.steady->min >= 1ms);
   CHECK_FALSE(s->device);
+}
+
+// A tool's call (detail::host_call: an NVTX range's push and pop) as a scope: at least what lay
+// between its begin and end, and no more than the caller saw pass around them.
+TEST_CASE("a tool's call times what lies between its begin and its end") {
+  warmup::detail::named_site* n = warmup::detail::lookup(warmup::op_kind::region, "scope.host_call");
+  REQUIRE(n != nullptr);
+  const auto before = std::chrono::steady_clock::now();
+  warmup::detail::host_call call;
+  call.begin(n->s, nullptr);
+  std::this_thread::sleep_for(2ms);
+  call.end();
+  const auto around = std::chrono::steady_clock::now() - before;
+  const auto r = warmup::snapshot();
+  const auto* s = r.find(warmup::op_kind::region, "scope.host_call");
+  REQUIRE(s != nullptr);
+  CHECK(s->calls == 1);
+  CHECK(s->host.first >= 2ms);
+  CHECK(s->host.first <= around + 1ms);  // the clock's rate is good to 0.1%: 1 ms is room to spare
 }
 
 TEST_CASE("a site is its kind and its name, whatever the name's type") {

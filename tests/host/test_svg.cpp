@@ -2,13 +2,28 @@
 #include "catch.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "warmup/profile.hpp"
 #include "warmup/detail/io/svg_writer.hpp"  // the panel's size
 
 using namespace std::chrono_literals;
+
+namespace {
+// A host-timed site of `calls` calls whose first calls took `first`, as a snapshot holds it.
+warmup::site_report site_of(const char* name, std::size_t calls, std::vector<std::chrono::nanoseconds> first) {
+  warmup::site_report s;
+  s.name = name;
+  s.calls = s.host.calls = calls;
+  s.first_calls = std::move(first);
+  s.host.first = s.first_calls.front();
+  return s;
+}
+}  // namespace
 
 TEST_CASE("the SVG's plot spans the calls it draws: call 1 at the left edge, the last at the right") {
   using ns = std::chrono::nanoseconds;
@@ -87,11 +102,7 @@ TEST_CASE("the SVG's legend: each mark just left of its label, the four 110 px a
 TEST_CASE("the SVG's points: the first call largest, warm-up calls next, steady and device calls smallest") {
   using ns = std::chrono::nanoseconds;
   warmup::report r;
-  warmup::site_report s;
-  s.name = "points";
-  s.calls = s.host.calls = 6;
-  s.first_calls = {ns{5000}, ns{3000}, ns{1000}, ns{1000}, ns{1100}, ns{1000}};
-  s.host.first = s.first_calls.front();
+  warmup::site_report s = site_of("points", 6, {ns{5000}, ns{3000}, ns{1000}, ns{1000}, ns{1100}, ns{1000}});
   s.host.warmup_calls = 2;  // calls 0 and 1: the first call, then one warm-up call
   warmup::call_record c;
   c.index = 2;
@@ -174,4 +185,23 @@ TEST_CASE("the SVG's frame: its title names the device, a row of three panels, a
   CHECK(three == number_after(one, 0, "height=\""));
   r.sites.push_back(s);
   CHECK(number_after(warmup::to_svg(r), 0, "height=\"") == three + warmup::detail::panel_h + 12);
+}
+
+TEST_CASE("the SVG's points: every first call, then each timeline call after them, the one right after included") {
+  using ns = std::chrono::nanoseconds;
+  warmup::report r;
+  warmup::site_report s = site_of("timeline", 10, {ns{5000}, ns{1200}, ns{1000}});
+  for (const std::uint64_t i : {2u, 3u, 9u}) {  // call 2 is a first call too: drawn once
+    warmup::call_record c;
+    c.index = i;
+    c.host = ns{1000};
+    s.timeline.push_back(c);
+  }
+  r.sites = {s};
+  const std::string svg = warmup::to_svg(r);
+  std::size_t circles = 0;  // in the panel's group: the legend above has marks of its own
+  const std::size_t panel = svg.find("<g transform="), end = svg.find("</g>", panel);
+  REQUIRE(panel != std::string::npos);
+  for (std::size_t at = svg.find("<circle ", panel); at < end; at = svg.find("<circle ", at + 1)) ++circles;
+  CHECK(circles == 5);
 }

@@ -301,3 +301,11 @@ TEST_CASE("a converter of recent moments: ticks before the steady clock's origin
   c.identity = true;  // the steady clock: ticks are ns
   CHECK(c.to_ns(123) == 123);
 }
+
+TEST_CASE("the steady clock's span between two moments: their distance, 0 where the second is not later") {
+  using warmup::detail::ns_between;
+  const std::chrono::steady_clock::time_point a{std::chrono::nanoseconds{5'000}}, b{std::chrono::nanoseconds{7'500}};
+  CHECK(ns_between(a, b) == 2'500);
+  CHECK(ns_between(b, a) == 0);
+  CHECK(ns_between(a, a) == 0);
+}

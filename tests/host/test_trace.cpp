@@ -70,6 +70,15 @@ TEST_CASE("the trace: its time unit, and each site's row named in the host proce
   CHECK(trace.compare(event, host_row.size(), host_row) == 0);
   // The host's process is named, as pid 1: the process its rows and slices are in.
   CHECK(trace.find(R"({"ph":"M","pid":1,"tid":0,"name":"process_name","args":{"name":"host"}})") != std::string::npos);
+  // The device's process is named as the device is, or plainly where none was described.
+  CHECK(trace.find(R"({"ph":"M","pid":2,"tid":0,"name":"process_name","args":{"name":"device"}})") != std::string::npos);
+  warmup::report described = r;
+  warmup::device_description d;
+  d.index = 1;
+  d.name = "Some GPU";
+  described.device = d;
+  CHECK(warmup::to_trace(described).find(R"({"ph":"M","pid":2,"tid":0,"name":"process_name","args":{"name":"device 1: Some GPU"}})") !=
+        std::string::npos);
 }
 
 TEST_CASE("a first call whose end would overflow has no cause slices in the timeline") {

@@ -165,6 +165,17 @@ TEST_CASE("the warm-up the rule sees is judged from the calls' values, not their
   CHECK(warmup::detail::judge_steady(calls, 8, 0.05).warmup_calls == 1);
 }
 
+// Conway's rule: a warm-up call is slower than every later call; a slow call after the fast
+// ones (a late spike) keeps the calls under it out of the warm-up.
+TEST_CASE("the warm-up the rule sees ends at the first call not slower than every later one") {
+  std::vector<std::uint64_t> calls{5'000, 300, 300};
+  calls.insert(calls.end(), 20, 100);
+  calls.push_back(400);
+  // The band's top is 125 ns: three leading calls above it, of which only the first is slower
+  // than the spike of 400 ns.
+  CHECK(warmup::detail::judge_steady(calls, 8, 0.05).warmup_calls == 1);
+}
+
 TEST_CASE("a failing call stops the loop with what failed") {
   const steady_run r = replay(cold_then_steady(50, 0.01), steady_limits{}, 3);
   CHECK(r.why == steady_stop::error);

@@ -49,7 +49,9 @@ void NVTX_API name_category(nvtxDomainHandle_t d, std::uint32_t id, const char* 
   store().categories[domain_name(d)].emplace_back(id, name);
 }
 int NVTX_API push(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
-  event e{event::push, domain_name(d), {}, a->category, a->color, a->payload.ullValue, false};
+  // The payload as a viewer reads it: only where its type says what it is.
+  const std::uint64_t payload = a->payloadType == NVTX_PAYLOAD_TYPE_UNSIGNED_INT64 ? a->payload.ullValue : 0;
+  event e{event::push, domain_name(d), {}, a->category, a->color, payload, false};
   if (a->messageType == NVTX_MESSAGE_TYPE_REGISTERED) {
     e.registered_message = true;
     e.message = a->message.registered == nullptr ? "(no handle)"

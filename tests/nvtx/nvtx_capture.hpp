@@ -14,7 +14,7 @@ struct event {
   std::string message;  // resolved from the registered string handle
   std::uint32_t category = 0;
   std::uint32_t color = 0;
-  std::uint64_t payload = 0;
+  std::uint64_t payload = 0;  // read as its type says: 0 where it has none
   bool registered_message = false;
 };
 

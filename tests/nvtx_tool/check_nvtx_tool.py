@@ -91,6 +91,7 @@ def test_varying_setting():
 def test_domain_setting():
     r, _ = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_DOMAINS": "NCCL"})
     assert calls(r) == {"[NCCL] AllReduce": 4, "[NCCL] Send": 2, "[NCCL] Recv": 1}, calls(r)
+    assert "not warmup's NVTX tool" not in notices(r), notices(r)  # the tool is warmup's: nothing to say
     r, _ = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_DOMAINS": "default"})
     assert "c.outer" in calls(r) and not any(n.startswith("[") for n in calls(r))
 
