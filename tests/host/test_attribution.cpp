@@ -480,6 +480,8 @@ TEST_CASE("time off the CPU that no record covers is named waiting, placed by th
   // A sample outside the window, or read on another clock range, is not a reading of this call.
   const thread_sample stray{12'000, 12'001, 0x1234, 7, 1'000, 60'000};
   CHECK(waiting_in(w, records, {stray}, 10'000) == 4'800);
+  const thread_sample at_end{10'000, 10'001, 0x1234, 7, 1'000, 51'000};  // the call's end is not inside it
+  CHECK(waiting_in(w, records, {at_end}, 10'000) == 4'800);
   // A call whose CPU clock was not read (a call after idling) names no waiting.
   CHECK(waiting_in(cold_window{0, 10'000, 7}, records, {}, 10'000) == 0);
   // Nor one whose CPU clock went back (readings that cannot be the call's), or a wall that did not move.

@@ -168,7 +168,7 @@ TEST_CASE("time off the CPU goes to the Python code found waiting in each stretc
 TEST_CASE("the code samples in a stretch: from its start, up to but not at its end") {
   code_view v;
   v.names = {{"a", "at_start"}, {"b", "inside"}, {"c", "at_end"}};
-  v.samples = {{1'000, 1'001, 7, 0}, {1'500, 1'501, 7, 1}, {2'000, 2'001, 7, 2}};
+  v.samples = {{1'000, 1'001, 7, 0}, {1'200, 1'201, 7, 9}, {1'500, 1'501, 7, 1}, {2'000, 2'001, 7, 2}};  // 9: no name
   std::vector<std::string> seen;
   v.each_in(1'000, 2'000, [&](const warmup::detail::code_name& n) { seen.push_back(n.function); });
   CHECK(seen == std::vector<std::string>{"at_start", "inside"});

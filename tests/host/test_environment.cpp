@@ -270,3 +270,13 @@ TEST_CASE("the JIT cache as the environment sets it: disabled or not, its path c
   put_back("CUDA_CACHE_PATH", path);
   put_back("CUDA_CACHE_MAXSIZE", size);
 }
+
+TEST_CASE("module loading as the environment sets it: its value, LAZY where unset") {
+  const char* was = std::getenv("CUDA_MODULE_LOADING");
+  const std::optional<std::string> kept = was != nullptr ? std::optional<std::string>{was} : std::nullopt;
+  ::setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+  CHECK(warmup::detail::module_loading_mode() == "EAGER");
+  ::unsetenv("CUDA_MODULE_LOADING");
+  CHECK(warmup::detail::module_loading_mode() == "LAZY (the default)");
+  if (kept) ::setenv("CUDA_MODULE_LOADING", kept->c_str(), 1);
+}

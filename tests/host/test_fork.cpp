@@ -280,11 +280,13 @@ TEST_CASE("a copy kept apart writes beside the process's report, which names it"
     // In the child: it is forked (so writes beside anyway), so the parent's state is judged
     // before; here only the notice, which a child's board says again.
     const d::published_text image = d::publish_text(nullptr);
-    const std::string value = std::string(image.text, 33) + "/opt/other/libplugin.so\n";
+    // Each copy's file on a line of its own; an empty line names none.
+    const std::string value = std::string(image.text, 33) + "/opt/other/libplugin.so\n\n/opt/third/libp.so\n";
     if (::setenv(d::apart_variable, value.c_str(), 1) != 0) _exit(2);
     d::say_what_is_apart();
     for (const std::string& n : d::notice_board().all())
-      if (n.find("a second copy of warmup") != std::string::npos && n.find("/opt/other/libplugin.so") != std::string::npos)
+      if (n.find("a second copy of warmup") != std::string::npos &&
+          n.find("(/opt/other/libplugin.so, /opt/third/libp.so)") != std::string::npos)
         _exit(0);
     _exit(1);
   }

@@ -248,6 +248,7 @@ TEST_CASE("the merged header names four hosts and counts the rest; a merge with 
   std::ostringstream empty;
   warmup::print(warmup::merge({rank_of(0, {})}), empty);
   CHECK(empty.str().find("(no site in any report)\n") != std::string::npos);
+  CHECK(empty.str().rfind("warmup merge: 1 rank;", 0) == 0);  // one rank: no plural
 }
 
 TEST_CASE("the merged header counts hosts and devices the most frequent first, ties in order of rank") {

@@ -97,3 +97,19 @@ TEST_CASE("notes: pageable copies said with their count among the copies, pinned
   s.bytes->host_pageable_calls = 3;
   CHECK(pageable_note().rfind("3 of 5 calls copied pageable host memory", 0) == 0);
 }
+
+TEST_CASE("notes: a first call's ratio to the steady p50 said only from twice the p50") {
+  warmup::site_report s;
+  s.calls = s.host.calls = 100;
+  s.host.steady = warmup::steady_state{};
+  s.host.steady->p50 = 1ms;
+  const auto says = [&] {
+    for (const std::string& n : warmup::detail::notes_for(s))
+      if (n.find("the steady p50 on the host") != std::string::npos) return true;
+    return false;
+  };
+  s.host.first = 1500us;
+  CHECK_FALSE(says());
+  s.host.first = 3ms;
+  CHECK(says());
+}

@@ -373,6 +373,16 @@ TEST_CASE("a lane many threads share keeps the extremes and sums a lane of one w
   shared.read_into(b);
   CHECK(b.later_min == 3000);
   CHECK(b.later_max == 9000);
+  // Lanes read into one series: the extremes of them all, whichever lane is read last.
+  later_lane narrow;
+  narrow.add<true>(4000, -1000);
+  narrow.add<true>(6000, 1000);
+  series_data both;
+  both.later_min = std::numeric_limits<std::uint64_t>::max();
+  one.read_into(both);
+  narrow.read_into(both);
+  CHECK(both.later_min == 3000);
+  CHECK(both.later_max == 9000);
   CHECK(a.later_min == b.later_min);
   CHECK(a.later_max == b.later_max);
   CHECK(b.later_count == 5);
