@@ -36,6 +36,17 @@ TEST_CASE("a steady site thins to 1 call in 64, and a change brings back every c
   CHECK(timed_among(s, i, 64) == 64);  // a change: the typical time had moved to 5000
 }
 
+// A change is a call over four times the typical time or under a quarter of it, both ends
+// counted exactly: here a typical 4,500 ns, and calls of 1,000 ns (under 1,125).
+TEST_CASE("calls under a quarter of the typical time are a change, as calls over four times it are") {
+  device_sampler s;
+  std::uint64_t i = 0;
+  for (; i < 64 + 256 * 8; ++i) s.observe(i, 4500);
+  CHECK(timed_among(s, i, 640) == 10);
+  for (int k = 0; k < 8; ++k, ++i) s.observe(i, 1000);
+  CHECK(timed_among(s, i, 64) == 64);
+}
+
 TEST_CASE("a normal call between slow ones starts the count of slow calls again") {
   device_sampler s;
   std::uint64_t i = 0;

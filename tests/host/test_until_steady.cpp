@@ -176,6 +176,18 @@ TEST_CASE("the warm-up the rule sees ends at the first call not slower than ever
   CHECK(warmup::detail::judge_steady(calls, 8, 0.05).warmup_calls == 1);
 }
 
+// Steady where the median's interval is within the tolerance, its edge included: 8 calls, whose
+// interval is their fastest and slowest (75 and 125 ns) about a p50 of 100 ns, at 25%.
+TEST_CASE("the p50's interval at exactly the tolerance is steady") {
+  const std::vector<std::uint64_t> calls{100, 75, 100, 100, 100, 100, 100, 100, 125};
+  const auto v = warmup::detail::judge_steady(calls, 8, 0.25);
+  CHECK(v.p50 == 100);
+  CHECK(v.p50_low == 75);
+  CHECK(v.p50_high == 125);
+  CHECK(v.steady);
+  CHECK_FALSE(warmup::detail::judge_steady(calls, 8, 0.24).steady);
+}
+
 TEST_CASE("a failing call stops the loop with what failed") {
   const steady_run r = replay(cold_then_steady(50, 0.01), steady_limits{}, 3);
   CHECK(r.why == steady_stop::error);
