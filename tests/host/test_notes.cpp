@@ -78,15 +78,21 @@ TEST_CASE("notes: an uncertain p50 said only where the steady calls are too few"
   CHECK(uncertain().empty());
 }
 
-TEST_CASE("notes: pageable copies said with their count among the copies, pinned ones never") {
+/// A host-to-device copy called five times, of 4 KiB each, its bytes as `t` says beyond that.
+warmup::site_report copy_site(warmup::transfer t) {
   warmup::site_report s;
   s.name = "copy";
   s.op = warmup::op_kind::h2d;
   s.calls = s.host.calls = 5;
-  warmup::transfer t;
   t.first = t.total = 4096;
-  t.host_pinned_calls = 5;
   s.bytes = t;
+  return s;
+}
+
+TEST_CASE("notes: pageable copies said with their count among the copies, pinned ones never") {
+  warmup::transfer t;
+  t.host_pinned_calls = 5;
+  warmup::site_report s = copy_site(t);
   const auto pageable_note = [&] {
     for (const std::string& n : warmup::detail::notes_for(s))
       if (n.find("pageable host memory") != std::string::npos) return n;
@@ -112,4 +118,21 @@ TEST_CASE("notes: a first call's ratio to the steady p50 said only from twice th
   CHECK_FALSE(says());
   s.host.first = 3ms;
   CHECK(says());
+}
+
+TEST_CASE("notes: bandwidth from host time said only for a site that moved bytes, host-timed") {
+  warmup::transfer t;
+  t.gbps_clock = warmup::clock_domain::host;
+  warmup::site_report s = copy_site(t);
+  const auto says = [&] {
+    for (const std::string& n : warmup::detail::notes_for(s))
+      if (n.rfind("bandwidth from host time", 0) == 0) return true;
+    return false;
+  };
+  CHECK(says());
+  s.bytes->gbps_clock = warmup::clock_domain::device;
+  CHECK_FALSE(says());
+  s.bytes->gbps_clock = warmup::clock_domain::host;
+  s.bytes.reset();  // no bytes: nothing of them is read, whatever the summary held before
+  CHECK_FALSE(says());
 }

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "warmup/profile.hpp"
 #include "warmup/detail/runtime/cause_store.hpp"
 #include "warmup/detail/runtime/device_info.hpp"
+#include "warmup/detail/runtime/environment.hpp"
 #include "warmup/detail/runtime/identity.hpp"
 #include "warmup/detail/runtime/site_reader.hpp"
 
@@ -24,6 +26,17 @@ TEST_CASE("a live snapshot reports a host-only site with device null") {
   const std::string j = warmup::to_json(r);
   CHECK(j.find("\"name\":\"report.live\",\"op\":\"region\",\"calls\":3") != std::string::npos);
   CHECK(r.library.nvtx_init.count() > 0);
+}
+
+TEST_CASE("a snapshot says the module loading and JIT cache the environment sets at the time") {
+  const char* was = std::getenv("CUDA_MODULE_LOADING");
+  const std::string kept = was != nullptr ? was : "";
+  ::setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+  const auto r = warmup::snapshot();
+  CHECK(r.module_loading == "EAGER");
+  CHECK(r.jit_cache == warmup::detail::jit_cache_settings());
+  if (was != nullptr) ::setenv("CUDA_MODULE_LOADING", kept.c_str(), 1);
+  else ::unsetenv("CUDA_MODULE_LOADING");
 }
 
 TEST_CASE("report::find tells sites apart by kind and name") {

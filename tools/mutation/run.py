@@ -452,24 +452,36 @@ class Build:
         t0 = time.monotonic()
         p = subprocess.Popen(command, cwd=t["cwd"], env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, start_new_session=True)
-        try:
-            p.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            pass
+        ended = exited_unreaped(p.pid, timeout)
         dt = time.monotonic() - t0
         # The test's session, whole: a mutant may leave a child of the test looping (a signal
-        # that no longer ends it), which would run on into every later test's time.
+        # that no longer ends it), which would run on into every later test's time. The leader
+        # is reaped only after, so that its number is still its group's, never a newcomer's.
         try:
             os.killpg(p.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        if p.returncode is None:
-            p.wait()
+        p.wait()
+        if not ended:
             return "timeout", dt
         if t["skip_code"] is not None and p.returncode == int(t["skip_code"]):
             return "skipped", dt
         ok = (p.returncode == 0) != bool(t["will_fail"])
         return ("passed" if ok else "failed"), dt
+
+
+def exited_unreaped(pid, timeout):
+    """True once the child `pid` has exited, left unreaped; False where `timeout` seconds pass
+    first. Polled as Popen.wait(timeout) polls, with WNOWAIT: the exit is seen, not collected."""
+    deadline = time.monotonic() + timeout
+    delay = 0.0005
+    while os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        time.sleep(min(delay, remaining, 0.05))
+        delay *= 2
+    return True
 
 
 def record(m, status, by=None):

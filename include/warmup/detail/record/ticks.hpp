@@ -46,9 +46,12 @@ inline const char* counter_unusable() noexcept {
   std::uint32_t r[4];
   cpuid(0x80000000u, r);
   const std::uint32_t highest = r[0];
-  if (highest < 0x80000007u) return counter_unusable(highest, 0);
-  cpuid(0x80000007u, r);
-  return counter_unusable(highest, r[3]);
+  std::uint32_t power_edx = 0;  // a leaf past the highest is not asked: cpuid would answer another's
+  if (highest >= 0x80000007u) {
+    cpuid(0x80000007u, r);
+    power_edx = r[3];
+  }
+  return counter_unusable(highest, power_edx);
 }
 #elif defined(__aarch64__)
 inline constexpr const char* counter_name = "Arm CNTVCT_EL0";
