@@ -623,6 +623,22 @@ TEST_CASE("CPU samples of one object in several cold calls make one host_code ca
   CHECK(a.named.count() == 600);
 }
 
+TEST_CASE("an object whose samples weigh nothing is no cause") {
+  namespace d = warmup::detail;
+  const std::uint64_t t0 = (std::uint64_t{1} << 62) + (std::uint64_t{1} << 44), thread = 4243;  // no thread of ours
+  // The second tick found no CPU time spent since the first: its object had none of the call.
+  d::sampled_call call;
+  call.samples = {{t0 + 300, d::kernel_pc, 300}, {t0 + 600, std::uintptr_t{0x1000}, 300}};
+  d::cause_records().add_samples(thread, call);
+  const warmup::attribution a = attribute({{t0, t0 + 1'000, thread}}, {});
+  std::size_t host_code = 0;
+  for (const auto& c : a.causes) {
+    CHECK(c.time.count() > 0);
+    if (c.what == cause::host_code) ++host_code;
+  }
+  CHECK(host_code == 1);  // the kernel's 300 ns, alone
+}
+
 TEST_CASE("a thread's CPU time read in whole nanoseconds, seconds included") {
   // Past one second of CPU time, so that the seconds' part of the clock counts.
   std::uint64_t read = 0, before = 0, after = 0;

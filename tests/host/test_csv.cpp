@@ -53,6 +53,8 @@ TEST_CASE("CSV: one column per JSON field, named by its path; absent figures are
   CHECK(upload[column("host.steady.enough_calls")] == "false");
   CHECK(upload[column("bytes.total")] == "3000000");
   CHECK(upload[column("bytes.gbps_clock")] == "host");
+  CHECK(upload[column("bytes.first_gbps")] == "0.333");  // a figure with a fraction, as JSON writes it
+  CHECK(upload[column("bytes.mean_gbps")] == "0.6");
   CHECK(upload[column("device_untimed.sampled_out")] == "0");
   CHECK(csv.find("notes") == std::string::npos);
 }

@@ -290,6 +290,8 @@ TEST_CASE("the merged SVG places each rank's mark by its time, on the decades' g
   CHECK(marks[0] == Approx(grid[1]).margin(0.05));
   CHECK(marks[1] == Approx(grid[3]).margin(0.05));
   CHECK(grid[3] - grid[0] == Approx(3 * (grid[1] - grid[0])).margin(0.2));  // decades evenly spaced
+  // Each site's row is labelled: its name, its kind and how many ranks ran it.
+  CHECK(svg.find(">step <tspan fill=\"#8a92a0\">region \xC2\xB7 2 ranks</tspan></text>") != std::string::npos);
 }
 
 TEST_CASE("the merged SVG: a page of its own colour, and a path only for the marks it has") {

@@ -136,3 +136,12 @@ TEST_CASE("notes: bandwidth from host time said only for a site that moved bytes
   s.bytes.reset();  // no bytes: nothing of them is read, whatever the summary held before
   CHECK_FALSE(says());
 }
+
+TEST_CASE("notes: a ratio to one decimal below 10x, whole from 10x") {
+  using warmup::detail::format_ratio;
+  CHECK(format_ratio(2.5) == "2.5x");
+  CHECK(format_ratio(9.94) == "9.9x");
+  CHECK(format_ratio(10.0) == "10x");
+  CHECK(format_ratio(10.4) == "10x");
+  CHECK(format_ratio(277.0) == "277x");
+}

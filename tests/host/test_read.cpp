@@ -166,6 +166,10 @@ TEST_CASE("a report read back refuses a figure of the wrong kind, and names a ba
   error.clear();
   CHECK_FALSE(warmup::read_report(swap("\"calls\":3", "\"calls\":\"3\""), error));
   CHECK(error.find("expected") != std::string::npos);
+  // An operation kind written as a number: a name is asked for, not looked up.
+  error.clear();
+  CHECK_FALSE(warmup::read_report(swap("\"op\":\"region\"", "\"op\":3"), error));
+  CHECK(error.find("expected a name (a string)") != std::string::npos);
   // An operation kind this version does not know: its name shown with quotes and controls as '?'.
   error.clear();
   CHECK_FALSE(warmup::read_report(swap("\"op\":\"region\"", "\"op\":\"a\\\"b\\u0001c\""), error));

@@ -134,6 +134,39 @@ TEST_CASE("copies and allocations keep their bytes") {
   CHECK_FALSE(plain->bytes);
 }
 
+TEST_CASE("a copy's host memory, pinned and pageable, is read into a count of each") {
+  { warmup::h2d_scope up{"scope.host_kinds", std::size_t{64}}; }
+  warmup::detail::named_site* n = warmup::detail::lookup(op_kind::h2d, "scope.host_kinds");
+  REQUIRE(n != nullptr);
+  n->s->host_memory(false);  // as the scope records what the driver says of its host pointer
+  n->s->host_memory(false);
+  n->s->host_memory(true);
+  const auto r = warmup::snapshot();
+  const auto* s = r.find(op_kind::h2d, "scope.host_kinds");
+  REQUIRE(s != nullptr);
+  REQUIRE(s->bytes);
+  CHECK(s->bytes->host_pageable_calls == 2);
+  CHECK(s->bytes->host_pinned_calls == 1);
+}
+
+TEST_CASE("a copy whose calls took no measurable time has bytes and no bandwidth") {
+  // Calls as a clock too coarse to see them records them: no time between their two readings.
+  warmup::detail::named_site* n = warmup::detail::lookup(op_kind::h2d, "scope.no_time");
+  REQUIRE(n != nullptr);
+  for (int i = 0; i < 2; ++i) {
+    const warmup::detail::call_ticket call = n->s->begin_call(&n->slot);
+    const bool after_idle = n->s->end_host(call.index, 1000, 1000, 0);
+    n->s->end_call(call, 0, after_idle, 4096, false, false);
+  }
+  const auto r = warmup::snapshot();
+  const auto* s = r.find(op_kind::h2d, "scope.no_time");
+  REQUIRE(s != nullptr);
+  REQUIRE(s->bytes);
+  CHECK(s->bytes->total == 8192);
+  CHECK_FALSE(s->bytes->first_gbps);  // bytes over no time is no rate
+  CHECK_FALSE(s->bytes->mean_gbps);
+}
+
 TEST_CASE("an exception through a scope is measured and counted") {
   for (int i = 0; i < 3; ++i) {
     try {

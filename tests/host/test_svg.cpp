@@ -184,7 +184,14 @@ TEST_CASE("the SVG's frame: its title names the device, a row of three panels, a
   const double three = number_after(warmup::to_svg(r), 0, "height=\"");
   CHECK(three == number_after(one, 0, "height=\""));
   r.sites.push_back(s);
-  CHECK(number_after(warmup::to_svg(r), 0, "height=\"") == three + warmup::detail::panel_h + 12);
+  const std::string four = warmup::to_svg(r);
+  CHECK(number_after(four, 0, "height=\"") == three + warmup::detail::panel_h + 12);
+  // The picture ends one margin (the first panel's left edge) below its last panel's frame.
+  const std::size_t first = four.find("translate("), last = four.rfind("translate(");
+  const double margin = number_after(four, first, "translate(");
+  const double last_top = number_after(four, four.find(',', last), ",");
+  const double frame_h = number_after(four, four.find("<rect", last), "height=\"") + 1;
+  CHECK(number_after(four, 0, "height=\"") == last_top + frame_h + margin);
 }
 
 TEST_CASE("the SVG's points: every first call, then each timeline call after them, the one right after included") {

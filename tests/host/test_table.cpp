@@ -335,6 +335,19 @@ TEST_CASE("the table's setup line: module loading, JIT cache, attribution and CP
   CHECK(without.str().find("module loading") == std::string::npos);
 }
 
+TEST_CASE("the table's rank line: the rank, the job's size, the local rank, whose variables, the host and pid") {
+  warmup::report r;
+  r.identity.rank = 3, r.identity.world_size = 8, r.identity.local_rank = 1;
+  r.identity.launcher = "torchrun", r.identity.host = "node7", r.identity.pid = 4242;
+  std::ostringstream os;
+  warmup::print(r, os);
+  CHECK(os.str().find("\nrank 3 of 8 (local 1), from torchrun's variables, on node7, pid 4242\n") != std::string::npos);
+  r.identity.rank.reset();  // not launched as a job: no rank line
+  std::ostringstream alone;
+  warmup::print(r, alone);
+  CHECK(alone.str().find("variables, on") == std::string::npos);
+}
+
 TEST_CASE("the header line describes the device: its name, number, architecture, SMs and versions") {
   warmup::report r;
   warmup::device_description d;

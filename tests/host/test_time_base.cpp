@@ -172,6 +172,7 @@ TEST_CASE("a pair that disagrees drops the counter; later ticks still convert", 
   CHECK_FALSE(t.add({2'000'000'000 + 12'000'000'000ull, 2'001'000'000, 10}, true));
   CHECK(t.source() == time_source::steady_after_counter);
   CHECK(t.describe().find("disagreed with steady_clock by 5000000 us over 1.000 s") != std::string::npos);
+  CHECK(t.describe().find("calls before it converted at 2.0000 GHz") != std::string::npos);  // the good pairs' rate
   // From now on the scopes read the steady clock in the counter's ticks, through the last good
   // pair: a moment read now converts back to the steady clock's now.
   const auto m = t.map();
@@ -308,4 +309,5 @@ TEST_CASE("the steady clock's span between two moments: their distance, 0 where 
   CHECK(ns_between(a, b) == 2'500);
   CHECK(ns_between(b, a) == 0);
   CHECK(ns_between(a, a) == 0);
+  CHECK(ns_between(a, a + std::chrono::nanoseconds{1}) == 1);  // the shortest span is kept, not rounded away
 }

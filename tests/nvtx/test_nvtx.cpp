@@ -121,3 +121,20 @@ TEST_CASE("a NUL inside a name does not cut the range's label short") {
   CHECK(ev[0].message == "nul.a\\0b");
   CHECK(ev[2].message == "nul.a\\0c");
 }
+
+TEST_CASE("a scope begun before the tool was attached pops no range it never pushed") {
+  nvtx_capture::take();
+  // As where NVTX chooses its tool on another thread while this scope is open: the scope
+  // began with no tool, and ends with one.
+  void* const tool = warmup::detail::nvtx_tool_domain.exchange(nullptr);
+  {
+    warmup::region_scope s{"nvtx.before_tool"};
+    warmup::detail::nvtx_tool_domain.store(tool);
+  }
+  CHECK(warmup_events().empty());
+  { warmup::region_scope s{"nvtx.before_tool"}; }  // the next call has its range, balanced
+  const auto ev = warmup_events();
+  REQUIRE(ev.size() == 2);
+  CHECK(ev[0].kind == event::push);
+  CHECK(ev[1].kind == event::pop);
+}
