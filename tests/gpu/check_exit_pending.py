@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs exit_pending with WARMUP_REPORT set and checks that the report written at exit holds the
-device time of the kernel still running when main returned. Exits 77 on a host without a GPU;
+device time of the kernel still running when main returned; then again with attribution on:
+CUPTI's records of the first launch, never read by a snapshot before exit, are in its causes. Exits 77 on a host without a GPU;
 where the host has one, a program that cannot use it has failed.
 
 usage: check_exit_pending.py PROGRAM
@@ -31,3 +32,18 @@ assert site["device"] is not None and site["device"]["calls"] == 1, site
 assert site["device"]["first"] >= 200_000_000, site["device"]
 assert site["host"]["first"] < 50_000_000, site["host"]  # the launch itself did not wait
 print(f"report at exit: {doc['device']['name']}, event-pair floor {floor} ns; host {site['host']['first'] / 1e6:.3f} ms, device {site['device']['first'] / 1e6:.1f} ms")
+
+# With attribution on and no snapshot before exit: what CUPTI recorded of the first launch is
+# read back before the runtime's teardown, and splits that call in the report at exit.
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "exit.json")
+    run = warmup_check.run([sys.argv[1]], env={"WARMUP_REPORT": path, "WARMUP_ATTRIBUTION": "1"})
+    warmup_check.expect_exit(run)
+    doc = warmup_check.load_report(path)
+assert doc["attribution_source"] == "cupti", doc["attribution_source"]
+(site,) = [s for s in doc["sites"] if s["name"] == "exit.pending_200ms"]
+why = site["host"]["first_call_causes"]
+assert why is not None and why["causes"], (site["host"], run.stderr)
+warmup_check.check_causes(why, site["host"], doc["host_clock"])
+print("with attribution, the first launch at exit: " +
+      ", ".join(f"{c['what']} {c['time'] / 1e3:.1f} us" for c in why["causes"]))

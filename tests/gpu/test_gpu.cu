@@ -12,6 +12,7 @@
 
 #include "gpu_support.cuh"
 #include "warmup/profile.hpp"
+#include "warmup/detail/runtime/cuda_runtime.hpp"  // the event-pair floor as stored
 
 namespace {
 
@@ -59,6 +60,14 @@ TEST_CASE("device time of a 1 ms kernel agrees with a raw event pair within 2%")
   INFO("warmup p50 " << ours << " ms, raw events median " << theirs << " ms");
   CHECK(ours == Approx(theirs).epsilon(0.02));
   CHECK(ours >= 1.0);
+  // The event-pair floor, measured once on the device, is reported as measured: it is stored plus
+  // one, so that 0 can mean not measured.
+  REQUIRE(r.device);
+  const std::uint64_t stored =
+      warmup::detail::cuda().pair_floor_ns[static_cast<std::size_t>(r.device->index)].load();
+  REQUIRE(stored != 0);
+  REQUIRE(r.device->event_pair_floor);
+  CHECK(r.device->event_pair_floor->count() == static_cast<long long>(stored - 1));
   CHECK_CUDA(cudaStreamDestroy(s));
 }
 
@@ -333,6 +342,25 @@ TEST_CASE("prewarm on four threads while the main thread launches: every step su
   const auto* loop = r.find(warmup::op_kind::region, "gpu.prewarm.until_steady");
   REQUIRE(loop != nullptr);
   CHECK(loop->calls == until_steady_calls);
+}
+
+TEST_CASE("a launch error the program already had is its own: warmup_until_steady neither fails on it nor clears it") {
+  cudaStream_t s;
+  CHECK_CUDA(cudaStreamCreate(&s));
+  empty<<<1, 4096, 0, s>>>();  // more threads than a block holds: a launch error, left pending
+  const cudaError_t had = cudaPeekAtLastError();
+  INFO("the launch left " << cudaGetErrorName(had));
+  REQUIRE(had != cudaSuccess);
+  warmup::steady_limits l;
+  l.max_calls = 50;
+  l.tolerance = 0.5;
+  const warmup::steady_result r =
+      warmup::warmup_until_steady("gpu.until_steady.pending", [&] { empty<<<1, 1, 0, s>>>(); }, s, l);
+  INFO(r.status.message);
+  CHECK(r.why != warmup::steady_stop::error);
+  CHECK(r.calls >= 2);
+  CHECK(cudaGetLastError() == had);  // still the program's to read
+  CHECK_CUDA(cudaStreamDestroy(s));
 }
 
 TEST_CASE("prewarm_pool keeps the pool's memory across synchronisations") {

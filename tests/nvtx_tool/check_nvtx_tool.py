@@ -9,6 +9,7 @@ seconds, and a CTest test of its own runs it beside the others)
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -269,6 +270,17 @@ def test_launcher():
     assert p.returncode == 127 and "cannot start" in p.stderr, p.stderr
     p = subprocess.run([REPORT_TOOL, "run"], env=clean_env(), capture_output=True, text=True)
     assert p.returncode == 2 and "run needs a program" in p.stderr
+    # A build tree copied whole elsewhere (a bundle for another machine): the tool is found where
+    # the tree puts it beside the program, not at the path the build made it.
+    tree = os.path.join(WORK, "copied_tree")
+    copied_tool = os.path.join(tree, os.path.relpath(TOOL, os.path.dirname(REPORT_TOOL)))
+    os.makedirs(os.path.dirname(copied_tool), exist_ok=True)
+    shutil.copy2(REPORT_TOOL, os.path.join(tree, "warmup-report"))
+    shutil.copy2(TOOL, copied_tool)
+    p = subprocess.run([os.path.join(tree, "warmup-report"), "run", "--", "/usr/bin/env"], env=clean_env(),
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert f"NVTX_INJECTION64_PATH={os.path.realpath(copied_tool)}\n" in p.stdout, p.stdout
 
 
 if __name__ == "__main__":

@@ -21,12 +21,16 @@ std::string real_path(const std::string& p) {
   return realpath(p.c_str(), buf) != nullptr ? std::string(buf) : p;
 }
 
-/// The tool: beside this program's install (../lib), else where this build tree made it.
+/// The tool: beside this program's install (../lib), where its build tree puts it relative to
+/// this program (a tree copied whole), else where this build tree made it.
 std::string find_tool(std::vector<std::string>& looked) {
   std::string self = real_path("/proc/self/exe");
   const std::string dir = self.substr(0, self.rfind('/'));
 #ifdef WARMUP_NVTX_TOOL_INSTALLED
   looked.push_back(dir + "/../" WARMUP_NVTX_TOOL_INSTALLED);
+#endif
+#ifdef WARMUP_NVTX_TOOL_IN_TREE
+  looked.push_back(dir + "/" WARMUP_NVTX_TOOL_IN_TREE);
 #endif
 #ifdef WARMUP_NVTX_TOOL_BUILT
   looked.emplace_back(WARMUP_NVTX_TOOL_BUILT);
