@@ -34,10 +34,11 @@ assert site["host"]["first"] < 50_000_000, site["host"]  # the launch itself did
 print(f"report at exit: {doc['device']['name']}, event-pair floor {floor} ns; host {site['host']['first'] / 1e6:.3f} ms, device {site['device']['first'] / 1e6:.1f} ms")
 
 # With attribution on and no snapshot before exit: what CUPTI recorded of the first launch is
-# read back before the runtime's teardown, and splits that call in the report at exit.
+# read back before the runtime's teardown, and splits that call in the report at exit; the
+# process's first CUDA call, made in a scope of its own, has the driver's initialisation.
 with tempfile.TemporaryDirectory() as tmp:
     path = os.path.join(tmp, "exit.json")
-    run = warmup_check.run([sys.argv[1]], env={"WARMUP_REPORT": path, "WARMUP_ATTRIBUTION": "1"})
+    run = warmup_check.run([sys.argv[1], "init"], env={"WARMUP_REPORT": path, "WARMUP_ATTRIBUTION": "1"})
     warmup_check.expect_exit(run)
     doc = warmup_check.load_report(path)
 assert doc["attribution_source"] == "cupti", doc["attribution_source"]
@@ -45,5 +46,14 @@ assert doc["attribution_source"] == "cupti", doc["attribution_source"]
 why = site["host"]["first_call_causes"]
 assert why is not None and why["causes"], (site["host"], run.stderr)
 warmup_check.check_causes(why, site["host"], doc["host_clock"])
+(first,) = [s for s in doc["sites"] if s["name"] == "exit.first_cuda_call"]
+init = first["host"]["first_call_causes"]
+assert init is not None, first["host"]
+warmup_check.check_causes(init, first["host"], doc["host_clock"])
+context = sum(c["time"] for c in init["causes"] if c["what"] == "context_init")
+# The driver's initialisation (cuInit, before CUPTI could record it: its attach point, kept at
+# exit) and the context's creation: nearly all of that call, as on the demo's --lazy-context.
+assert context >= 0.9 * init["call"], init
 print("with attribution, the first launch at exit: " +
-      ", ".join(f"{c['what']} {c['time'] / 1e3:.1f} us" for c in why["causes"]))
+      ", ".join(f"{c['what']} {c['time'] / 1e3:.1f} us" for c in why["causes"]) +
+      f"; the first CUDA call {init['call'] / 1e6:.1f} ms, context_init {context / 1e6:.1f} ms of it")
