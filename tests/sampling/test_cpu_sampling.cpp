@@ -459,7 +459,10 @@ TEST_CASE("the task clock ticks on the thread's CPU time: a busy first call is s
   const auto* in_plugin = host_code_in(*s->host.first_call_causes, "libwarmup_test_plugin.so");
   REQUIRE(in_plugin != nullptr);
   INFO(r.cpu_sampling << ": " << in_plugin->count << " samples in the plugin");
-  CHECK(in_plugin->count >= (task_clock ? 36u : 3u));  // one a ms of CPU: 40, less the clock reads'
+  // One a ms of CPU: 40, less those that land outside the plugin's code (its clock reads, the
+  // kernel, a sanitizer's runtime: 35 under AddressSanitizer beside the host tests). A clock that
+  // ticked on the wall, or lost ticks under load, would fall far below.
+  CHECK(in_plugin->count >= (task_clock ? 32u : 3u));
 }
 
 TEST_CASE("with sampling, a first call's time is named: its CPU by object, the rest as waiting") {
