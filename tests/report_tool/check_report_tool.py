@@ -101,7 +101,8 @@ step = next(s for s in c["sites"] if s["name"] == "step")
 check(rc == 1 and c["regressed"], "20% slower steady state (a real run): exit 1")
 check(v[("step", "p50")] == "slower" and step["p50"]["basis"] == "interval", "  step's p50 'slower', on its intervals")
 check(1.15 < step["p50"]["ratio"] < 1.25, f"  step's p50 ratio near 1.2 ({step['p50']['ratio']})")
-check(v[("io", "p50")] == "same", "  the site left alone keeps its p50 'same'")
+# That the sites left alone keep 'same' is checked on a copy (below): between two real runs a
+# 30 us site's p50 moves with the machine's load, as CI's two tests at once showed.
 
 slow20 = derived("slow20.json", steady_scaled(1.2))
 rc, out, err = run("compare", base, slow20, "-o", os.path.join(work, "slow20.cmp.json"))
