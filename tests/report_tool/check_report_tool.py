@@ -85,10 +85,11 @@ check(rc == 0 and c["schema"] == "warmup.compare/1" and not c["regressed"], "a r
 check(len(v) == 9 and all(x == "same" for x in v.values()), f"  every verdict 'same', on every figure of the 3 sites ({v})")
 check("no regression: 3 sites compared" in out, "  the table says no regression")
 
-# Two real runs: their steady p50s (medians of 60 and 20 calls, with their intervals) agree;
-# their first calls, one sample each, may not, and are not compared here.
+# Two real runs: their steady p50s (medians of 60 and 20 calls, with their intervals) agree,
+# within 25% (the machine's load moves a 30 us site's p50 by more than the default between two
+# runs); their first calls, one sample each, may not, and are not compared here.
 same = program("same.json")
-rc, out, err = run("compare", base, same, "-o", os.path.join(work, "same.cmp.json"))
+rc, out, err = run("compare", "--threshold", "25%", base, same, "-o", os.path.join(work, "same.cmp.json"))
 c, v = verdicts(os.path.join(work, "same.cmp.json"))
 p50s = {k: x for k, x in v.items() if k[1] == "p50"}
 check(rc in (0, 1) and len(p50s) == 3 and all(x == "same" for x in p50s.values()),
