@@ -151,6 +151,30 @@ TEST_CASE("the identity is read once per process, and again in a forked child") 
   CHECK(warmup::snapshot().identity.pid == static_cast<int>(::getpid()));
 }
 
+TEST_CASE("a rank variable that cannot be trusted is said once, in the notices of the report that read it") {
+  if (warmup::snapshot().identity.rank) return;  // launched as a job: its variables are not this test's to change
+  ::setenv("RANK", "abc", 1);
+  // A forked child reads its identity again with its notices cleared: the untrusted value is said.
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const warmup::report r = warmup::snapshot();
+    int bad = 0;
+    if (r.identity.rank) bad |= 1;
+    if (!warmup::detail::notice_board().raised(warmup::detail::notice_kind::rank)) bad |= 2;
+    const auto all = warmup::detail::notice_board().all();
+    bool said = false;
+    for (const std::string& n : all) said = said || n.find("the job's rank variables: RANK='abc'") == 0;
+    if (!said) bad |= 4;
+    _exit(bad);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  ::unsetenv("RANK");
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
 TEST_CASE("every launcher's three variables, each with its own value, and the order they are believed in") {
   struct launcher_case {
     const char* name;

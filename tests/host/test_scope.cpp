@@ -14,6 +14,7 @@
 #include "warmup/profile.hpp"
 #include "warmup/detail/record/host_call.hpp"
 #include "warmup/detail/runtime/registry.hpp"
+#include "warmup/detail/runtime/site_reader.hpp"
 #include "../support/settings_kept.hpp"
 
 using namespace std::chrono_literals;
@@ -51,6 +52,7 @@ TEST_CASE("a tool's call times what lies between its begin and its end") {
   CHECK(s->calls == 1);
   CHECK(s->host.first >= 2ms);
   CHECK(s->host.first <= around + 1ms);  // the clock's rate is good to 0.1%: 1 ms is room to spare
+  CHECK_FALSE(s->bytes);                  // a tool's range moves no bytes
 }
 
 TEST_CASE("a site is its kind and its name, whatever the name's type") {
@@ -165,6 +167,20 @@ TEST_CASE("a copy whose calls took no measurable time has bytes and no bandwidth
   CHECK(s->bytes->total == 8192);
   CHECK_FALSE(s->bytes->first_gbps);  // bytes over no time is no rate
   CHECK_FALSE(s->bytes->mean_gbps);
+}
+
+TEST_CASE("a copy's first call of 1 ns, the shortest a clock can see, has its bandwidth") {
+  warmup::detail::site s(op_kind::h2d, "scope.one_ns", 0);
+  for (int i = 0; i < 2; ++i) {
+    const warmup::detail::call_ticket call = s.begin_call(nullptr);
+    const bool after_idle = s.end_host(call.index, 1000, 1001, 1);
+    s.end_call(call, 1, after_idle, 4096, false, false);
+  }
+  const warmup::site_report r = warmup::detail::read_site(s, warmup::detail::time_map{});  // 1 ns a tick
+  REQUIRE(r.host.first.count() == 1);
+  REQUIRE(r.bytes);
+  REQUIRE(r.bytes->first_gbps);
+  CHECK(*r.bytes->first_gbps == 4096.0);  // bytes per ns are GB/s
 }
 
 TEST_CASE("an exception through a scope is measured and counted") {

@@ -418,6 +418,25 @@ TEST_CASE("a first call exactly at the band's top is steady; one ns above it is 
   CHECK(warmup_length(first, 124.5) == 1);
 }
 
+TEST_CASE("a bucket of later calls stands at its midpoint in the band's reference") {
+  // Calls past the exact window spread over one bucket, [100352, 101375] ns: they stand at its
+  // midpoint, 100863, so the band's top is 1.25 x 100863 = 126078.75 ns (their spread is below the
+  // 25% floor); a first call of 126500 ns is above it. At the bucket's top, it would not be.
+  log_histogram h;
+  h.add(100'352);
+  h.add(101'375);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> edges;
+  h.for_each([&](std::uint64_t lo, std::uint64_t hi, std::uint64_t) { edges.emplace_back(lo, hi); });
+  REQUIRE(edges.size() == 1);
+  REQUIRE(edges[0] == std::pair<std::uint64_t, std::uint64_t>{100'352, 101'375});
+  std::vector<std::uint64_t> v{126'500};
+  for (std::uint64_t i = 0; i < 20'000; ++i) v.push_back(100'352 + (i * 7) % 1024);
+  const warmup::timing t = summarize_values(v);
+  CHECK(t.warmup_calls == 1);
+  v[0] = 126'000;  // below the top: steady
+  CHECK(summarize_values(v).warmup_calls == 0);
+}
+
 TEST_CASE("the stopping rule judges nothing of fewer than two calls") {
   for (const std::vector<std::uint64_t>& calls : {std::vector<std::uint64_t>{}, std::vector<std::uint64_t>{5000}}) {
     CAPTURE(calls.size());
