@@ -8,7 +8,8 @@ TEST:
   light          files built light (WARMUP_LIGHT) with the runtime in one file, beside whole and
                  WARMUP_DISABLE files, both link orders, at -O0 and -O2 (a whole main at -O0
                  only): exact sites, one report
-                 at exit; a light program without the runtime fails to link, naming what to add
+                 at exit; a light program without the runtime fails to link, naming what to add;
+                 the same at -O2 with GCC's link-time optimisation (-flto)
   only_scope     a program that includes only <warmup/scope.hpp> writes WARMUP_REPORT at exit
   no_exceptions  -fno-exceptions -fno-rtti, measuring and disabled: builds, runs, writes a report
   global_name    a program's own global `warmup` (a function; with --nvcc, a __global__ kernel)
@@ -172,10 +173,11 @@ def light(b):
     # the light files' and the runtime's inline functions are emitted, and those it builds twice.
     whole_main = b.obj("mixed_main.cpp", "whole_main.o", ["-O0"])
     for opt in ("-O0", "-O2"):
-        light_main = b.obj("mixed_main.cpp", f"light_main{opt}.o", [opt, "-DWARMUP_LIGHT"])
-        on = b.obj("mixed_enabled.cpp", f"light_on{opt}.o", [opt, "-DWARMUP_LIGHT"])
-        off = b.obj("mixed_disabled.cpp", f"light_off{opt}.o", [opt, "-DWARMUP_LIGHT", "-DWARMUP_DISABLE"])
-        runtime = b.obj("light_runtime.cpp", f"light_runtime{opt}.o", [opt, "-DWARMUP_LIGHT"])
+        flags = [opt, "-DWARMUP_LIGHT"]
+        light_main = b.obj("mixed_main.cpp", f"light_main{opt}.o", flags)
+        on = b.obj("mixed_enabled.cpp", f"light_on{opt}.o", flags)
+        off = b.obj("mixed_disabled.cpp", f"light_off{opt}.o", flags + ["-DWARMUP_DISABLE"])
+        runtime = b.obj("light_runtime.cpp", f"light_runtime{opt}.o", flags)
         programs = (("light, the runtime last", [on, off, light_main, runtime]),
                     ("light, the runtime first", [runtime, off, on, light_main]),
                     ("light files, a whole main, no runtime file", [on, off, whole_main]),
@@ -197,6 +199,7 @@ def light(b):
         first = next((l for l in said.splitlines() if "undefined" in l), "")
         assert LINK_HINT in first, (opt, f"the first undefined reference must name {LINK_HINT}", said)
         lines.append(f"{opt}, no runtime file: the link fails, its first undefined reference {LINK_HINT}")
+    lines.append(light_lto(b))
     # A program, a linked library and a dlopen'ed plugin, each built light with its own runtime
     # file, hidden (no symbol joins the copies; default visibility is shared_libs', built whole):
     # one registry and one report at exit.
@@ -206,6 +209,32 @@ def light(b):
         _, _, calls = library_and_plugin(b, f"light_{visibility}", flags, flags, [runtime])
         lines.append(f"light, {visibility} visibility, a library and a plugin: one report at exit: {calls}")
     return "\n".join(lines)
+
+
+def light_lto(b):
+    """Link-time optimisation (GCC's -flto) joins every file's top-level assembly into one and
+    keeps only what its C++ refers to: light files, each with the runtime's link hint, still link
+    to the one runtime file, the report holds every call, and a program without it still fails.
+    Objects of their own: GCC's link would optimise any object that holds its IR, fat or not."""
+    if "clang" in subprocess.run([b.a.cxx, "--version"], stdout=subprocess.PIPE, text=True).stdout.lower():
+        return "link-time optimisation: checked with GCC only (clang's needs its linker plugin)"
+    flags = ["-O2", "-flto", "-DWARMUP_LIGHT"]
+    on = b.obj("mixed_enabled.cpp", "lto_on.o", flags)
+    off = b.obj("mixed_disabled.cpp", "lto_off.o", flags + ["-DWARMUP_DISABLE"])
+    main = b.obj("mixed_main.cpp", "lto_main.o", flags)
+    runtime = b.obj("light_runtime.cpp", "lto_runtime.o", flags)
+    exe = os.path.join(b.tmp, "light_lto")
+    sh([b.a.cxx, "-O2", "-flto", on, off, main, runtime, "-o", exe] + b.libs)
+    report = os.path.join(b.tmp, "light_lto.json")
+    r = warmup_check.run([exe], timeout=60, env={"WARMUP_REPORT": report})
+    if r.returncode != 0:
+        warmup_check.fail(f"-flto: exit {r.returncode}\n{r.stdout}{r.stderr}")
+    calls = {s["name"]: s["calls"] for s in warmup_check.load_report(report)["sites"]}
+    assert calls == {"mixed.enabled": 10, "mixed.enabled_macro": 10}, ("-flto", calls)
+    r = warmup_check.run([b.a.cxx, "-O2", "-flto", on, main, "-o", exe + "_no_runtime"] + b.libs)
+    assert r.returncode != 0, "-flto: a light program without the runtime linked"
+    assert LINK_HINT in r.stdout + r.stderr, ("-flto: the link's errors must name " + LINK_HINT, r.stdout + r.stderr)
+    return f"-O2 -flto: light files and the runtime file link; report at exit {calls}; without it the link names {LINK_HINT}"
 
 
 def only_scope(b):

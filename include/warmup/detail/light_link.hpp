@@ -6,7 +6,9 @@
 // start of the file's .text, ahead of every other (GNU ld, gold and lld report in that order). The
 // call is never run. Once per file (config.hpp includes it, after the version and before any
 // warmup code); x86-64 and AArch64 host code. The symbol is the function's mangled name in the
-// version's inline namespace (`v` and WARMUP_ABI_VERSION, its length first).
+// version's inline namespace (`v` and WARMUP_ABI_VERSION, its length first). No label: under
+// link-time optimisation every file's top-level assembly is joined into one, where a label each
+// file defined would be defined twice.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
@@ -26,14 +28,10 @@
   "6detail62start_runtime_light_builds_need_warmup_runtime_hpp_in_one_fileEv"
 #if defined(__x86_64__)
 __asm__(".pushsection .text\n"
-        ".type cuda_warmup_light_file_needs_the_runtime, @function\n"
-        "cuda_warmup_light_file_needs_the_runtime:\n"
         "\tcall " WARMUP_DETAIL_LIGHT_LINK_SYMBOL "@PLT\n"
         ".popsection\n");
 #elif defined(__aarch64__)
 __asm__(".pushsection .text\n"
-        ".type cuda_warmup_light_file_needs_the_runtime, %function\n"
-        "cuda_warmup_light_file_needs_the_runtime:\n"
         "\tbl " WARMUP_DETAIL_LIGHT_LINK_SYMBOL "\n"
         ".popsection\n");
 #endif

@@ -328,7 +328,8 @@ WARMUP_DETAIL_RUNTIME named_site* lookup_slow(recent_name& r, op_kind k, std::st
 
 // Weak, not inline: files built light (WARMUP_LIGHT) call it having only its declaration
 // (detail/record/site.hpp); each file that compiles the runtime defines it, and the linker keeps one.
-WARMUP_DETAIL_RUNTIME void start_runtime_light_builds_need_warmup_runtime_hpp_in_one_file() noexcept { ensure_started(); }
+// Used: light_link.hpp's assembly refers to it, which link-time optimisation does not see.
+WARMUP_DETAIL_RUNTIME __attribute__((used)) void start_runtime_light_builds_need_warmup_runtime_hpp_in_one_file() noexcept { ensure_started(); }
 
 }  // namespace detail
 WARMUP_END_NAMESPACE
