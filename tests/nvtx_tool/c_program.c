@@ -21,9 +21,29 @@ static void* end_them(void* arg) {
   return NULL;
 }
 
+static pthread_t left_open_thread;
+
 static void* leave_open(void* arg) {
   (void)arg;
+  left_open_thread = pthread_self();
   nvtxRangePushA("thread.left_open"); /* the thread ends inside it */
+  return NULL;
+}
+
+/* Started after leave_open's thread ended: glibc gives it that thread's memory (its stack, its
+ * thread pointer), and it must not get its ranges. */
+static void* pop_in_its_place(void* arg) {
+  *(int*)arg = pthread_equal(pthread_self(), left_open_thread);
+  nvtxRangePop(); /* a pop with no push on this thread */
+  return NULL;
+}
+
+/* Threads made and ended one after another, then several at once: each range counted once. */
+static void* churn(void* arg) {
+  for (long i = 0; i < (long)(intptr_t)arg; ++i) {
+    nvtxRangePushA("thread.churn");
+    nvtxRangePop();
+  }
   return NULL;
 }
 
@@ -113,6 +133,13 @@ static int ranges(void) {
   pthread_create(&t, NULL, end_them, NULL);
   pthread_join(t, NULL);
   nvtxMarkA("c.mark");                     /* a mark is no range */
+  for (int i = 0; i < 40; ++i) {            /* 40 x 3, each thread ended before the next */
+    pthread_create(&t, NULL, churn, (void*)(intptr_t)3);
+    pthread_join(t, NULL);
+  }
+  pthread_t at_once[8];                    /* 8 x 100 */
+  for (int i = 0; i < 8; ++i) pthread_create(&at_once[i], NULL, churn, (void*)(intptr_t)100);
+  for (int i = 0; i < 8; ++i) pthread_join(at_once[i], NULL);
   return 0;
 }
 
@@ -122,6 +149,10 @@ static int misbehave(void) {
   pthread_t t;
   pthread_create(&t, NULL, leave_open, NULL);
   pthread_join(t, NULL);
+  int same = 0;
+  pthread_create(&t, NULL, pop_in_its_place, &same);
+  pthread_join(t, NULL);
+  printf("misbehave: the second thread had the ended thread's memory: %s\n", same ? "yes" : "no");
   size_t big = 1u << 20;
   char* huge = malloc(big + 1);
   memset(huge, 'x', big);

@@ -2,9 +2,11 @@
 // the tool and checks each range's calls in the report. argv[1] picks what it does.
 #include <nvtx3/nvtx3.hpp>
 
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -53,15 +55,35 @@ int ranges() {
 }
 
 // A fork inside a range: the parent's range ends in the parent only; the child counts its own.
+// Another thread of the parent is inside a range at the fork: a thread the child starts (glibc
+// gives it that thread's memory, its thread pointer too) has no range to pop.
 int fork_inside(const char* child_report) {
   nvtx3::scoped_range before{"fork.parent"};
+  std::atomic<int> stage{0};
+  pthread_t worker_id{};
+  std::thread worker([&] {
+    worker_id = pthread_self();
+    nvtxRangePushA("fork.worker");
+    stage.store(1);
+    while (stage.load() != 2) std::this_thread::yield();  // inside its range until the fork is done
+    nvtxRangePop();
+  });
+  while (stage.load() != 1) std::this_thread::yield();
   std::fflush(nullptr);
   const pid_t pid = fork();
   if (pid == 0) {
     for (int i = 0; i < 2; ++i) nvtx3::scoped_range r{"fork.child"};
+    int popped = 0, same = 0;
+    std::thread in_its_place([&] {
+      same = pthread_equal(pthread_self(), worker_id);
+      popped = nvtxRangePop();  // -1: no range pushed on this thread
+    });
+    in_its_place.join();
     (void)child_report;
-    std::_Exit(0);  // no exit handlers: the child reports nothing
+    std::_Exit(popped == -1 && same ? 0 : 4 + same);  // no exit handlers: the child reports nothing
   }
+  stage.store(2);
+  worker.join();
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
