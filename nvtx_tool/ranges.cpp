@@ -63,7 +63,6 @@ struct thread_ranges;
 struct pushing_threads {
   std::mutex m;
   std::vector<thread_ranges*> live;
-  std::vector<thread_ranges*> idle;  ///< ended threads' objects, for the next threads
   std::uint64_t left_by_ended = 0;
   std::string first_unclosed;  ///< a range that was never closed, to name in the notice
 };
@@ -75,15 +74,12 @@ pushing_threads& pushers() {
 /// The calling thread's open ranges and its name buffer. A thread that ends inside ranges
 /// leaves them open: they are counted, never ended (their time is unknown). `open` mirrors
 /// frames.size() for the count at exit, stored by this thread only: no atomic read-modify-write
-/// on a range's path. Never freed: an ended thread's waits for the next thread
-/// (ranges_by_thread reads objects other threads own).
+/// on a range's path.
 struct thread_ranges {
   std::vector<frame> frames;
   std::size_t beyond = 0;  ///< pushes past max_frames still open: not kept
   std::string name;
   std::atomic<std::size_t> open{0};  ///< frames.size() + beyond
-  /// The thread pointer of the thread it serves; 0 while it serves none.
-  std::atomic<std::uintptr_t> owner{0};
   bool listed = false;
   /// The sites of the messages this thread passed lately, by the message's address: a C string
   /// passed again from the same place (a literal, a kept string) is found by one comparison of
@@ -112,73 +108,32 @@ struct thread_ranges {
     } catch (...) {
     }
   }
-  /// Its thread ended: what it left open is counted, and it waits for the next thread (which
-  /// empties it: reset()).
-  void retire() noexcept {
+  ~thread_ranges() {
+    if (!listed) return;
     try {
       pushing_threads& p = pushers();
       std::lock_guard<std::mutex> lock(p.m);
-      if (listed) {
-        for (auto& t : p.live)
-          if (t == this) {
-            t = p.live.back();
-            p.live.pop_back();
-            break;
-          }
-        p.left_by_ended += frames.size() + beyond;
-        if (p.first_unclosed.empty() && !frames.empty() && frames.front().call.s != nullptr)
-          p.first_unclosed = frames.front().call.s->name;
-        listed = false;
-      }
-      p.idle.push_back(this);  // where this throws, the object is left unused: never freed
+      for (auto& t : p.live)
+        if (t == this) {
+          t = p.live.back();
+          p.live.pop_back();
+          break;
+        }
+      p.left_by_ended += frames.size() + beyond;
+      if (p.first_unclosed.empty() && !frames.empty() && frames.front().call.s != nullptr)
+        p.first_unclosed = frames.front().call.s->name;
     } catch (...) {
     }
   }
-  /// Taken by a new thread: nothing of the thread before.
-  void reset() noexcept {
-    frames.clear();
-    beyond = 0;
-    open.store(0, std::memory_order_relaxed);
-    for (recent& r : seen) r = {};
-  }
 };
-
-/// The calling thread's ranges: a plain thread_local pointer (no initialisation guard), made at
-/// the thread's first range and retired, when the thread ends, by a key's destructor (the main
-/// thread's stays: exit reads it).
+/// The calling thread's ranges: a plain thread_local pointer (no initialisation guard on a
+/// range's path), made at the thread's first range and freed, when the thread ends, by a key's
+/// destructor (the main thread's stays: exit reads it).
 thread_local thread_ranges* here_ptr = nullptr;
-
-// A library loaded with dlopen, as NVTX loads its tool, reads a thread_local through a call to
-// __tls_get_addr: a few ns a read on some hosts, two reads a range (BENCHMARKS.md, "The NVTX
-// tool"). A range finds its thread's ranges by the thread pointer instead: one register read and
-// one load in a table of the threads that pushed lately. A slot holds the last thread hashed to
-// it; a thread that finds another's there reads its thread_local and takes the slot back.
-#if defined(__has_builtin)
-#if __has_builtin(__builtin_thread_pointer) && (defined(__x86_64__) || defined(__aarch64__)) && \
-    (defined(__clang__) || !defined(__GNUC__) || __GNUC__ >= 11)
-#define WARMUP_NVTX_BY_THREAD_POINTER 1
-#endif
-#endif
-
-#if defined(WARMUP_NVTX_BY_THREAD_POINTER)
-/// A thread's pointer is its own while it runs; a thread started after another ended may get the
-/// ended one's (its memory, reused). An ended thread's object is retired first, its owner 0, so
-/// a newcomer with its pointer never takes it from the slot. Objects are never freed, so a slot
-/// read while its thread ends holds another thread's pointer or 0, never freed memory.
-constexpr std::size_t thread_slots = 1024;
-std::atomic<thread_ranges*> ranges_by_thread[thread_slots];
-
-inline std::uintptr_t thread_pointer() noexcept { return reinterpret_cast<std::uintptr_t>(__builtin_thread_pointer()); }
-inline std::atomic<thread_ranges*>& thread_slot(std::uintptr_t tp) noexcept {
-  return ranges_by_thread[(tp * 0x9E3779B97F4A7C15ull) >> 54];  // the high bits of a product: 1024 slots
-}
-#endif
 
 void end_thread(void* p) {
   here_ptr = nullptr;
-  auto* t = static_cast<thread_ranges*>(p);
-  t->owner.store(0, std::memory_order_release);  // before a newcomer can have its thread pointer
-  t->retire();
+  delete static_cast<thread_ranges*>(p);
 }
 
 struct ranges_key {
@@ -194,48 +149,18 @@ const ranges_key* the_key = nullptr;
 
 [[gnu::noinline]] thread_ranges* make_here() noexcept {
   if (the_key == nullptr || !the_key->made) return nullptr;  // no key: ranges go unmeasured
-  thread_ranges* t = nullptr;
-  {
-    pushing_threads& p = pushers();
-    std::lock_guard<std::mutex> lock(p.m);
-    if (!p.idle.empty()) {
-      t = p.idle.back();
-      p.idle.pop_back();
-    }
-  }
-  if (t != nullptr) t->reset();
-  if (t == nullptr) t = new (std::nothrow) thread_ranges;
+  auto* t = new (std::nothrow) thread_ranges;
   if (t == nullptr) return nullptr;  // out of memory: this thread's ranges go unmeasured
   t->list();
   (void)pthread_setspecific(the_key->key, t);
   here_ptr = t;
-#if defined(WARMUP_NVTX_BY_THREAD_POINTER)
-  t->owner.store(thread_pointer(), std::memory_order_release);
-#endif
   return t;
 }
-
-#if defined(WARMUP_NVTX_BY_THREAD_POINTER)
-/// here() past the table: the thread's own thread_local (made where it has none), put in its slot.
-[[gnu::noinline]] thread_ranges* here_slow(std::atomic<thread_ranges*>& slot) noexcept {
-  thread_ranges* t = here_ptr;
-  if (t == nullptr) t = make_here();
-  if (t != nullptr) slot.store(t, std::memory_order_release);
-  return t;
-}
-#endif
 
 /// The calling thread's ranges; null only where memory ran out or no key could be made.
 inline thread_ranges* here() noexcept {
-#if defined(WARMUP_NVTX_BY_THREAD_POINTER)
-  const std::uintptr_t tp = thread_pointer();
-  std::atomic<thread_ranges*>& slot = thread_slot(tp);
-  thread_ranges* const t = slot.load(std::memory_order_acquire);
-  return t != nullptr && t->owner.load(std::memory_order_relaxed) == tp ? t : here_slow(slot);
-#else
   thread_ranges* t = here_ptr;
   return t != nullptr ? t : make_here();
-#endif
 }
 
 struct started_range {
@@ -662,15 +587,10 @@ void after_fork_in_child() noexcept {
   new (&troubles()) trouble;
   new (&pushers()) pushing_threads;
   device::after_fork_in_child();
-#if defined(WARMUP_NVTX_BY_THREAD_POINTER)
-  // The parent's other threads are gone; a thread of the child may get one's pointer.
-  for (auto& slot : ranges_by_thread) slot.store(nullptr, std::memory_order_relaxed);
-#endif
   if (thread_ranges* t = here_ptr) {
     t->frames.clear();
     t->beyond = 0;
     t->open.store(0, std::memory_order_relaxed);
-    t->listed = false;
     t->list();
   }
 }
