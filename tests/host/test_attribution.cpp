@@ -542,6 +542,12 @@ TEST_CASE("the interval index finds every overlap, long intervals included") {
     set.each_overlapping(a, b, [&](const cause_record&) { ++found; });
     CHECK(found == brute);
   }
+  // Cleared, it holds nothing, long intervals included.
+  set.clear();
+  CHECK(set.size() == 0);
+  std::size_t left = 0;
+  set.each_overlapping(0, 3'000'000'000ull, [&](const cause_record&) { ++left; });
+  CHECK(left == 0);
 }
 
 TEST_CASE("set_attribution from several threads at once: one state, no crash, no race") {

@@ -145,3 +145,23 @@ TEST_CASE("notes: a ratio to one decimal below 10x, whole from 10x") {
   CHECK(format_ratio(10.4) == "10x");
   CHECK(format_ratio(277.0) == "277x");
 }
+
+TEST_CASE("notes: each kind of call left without a device time said with its count, only where there is one") {
+  warmup::site_report s;
+  s.calls = s.host.calls = 1;
+  const auto notes = [&] { return warmup::detail::notes_for(s); };
+  const auto has = [](const std::vector<std::string>& v, const std::string& text) {
+    return std::find(v.begin(), v.end(), text) != v.end();
+  };
+  CHECK(notes().empty());  // every count 0: nothing to say
+  s.device_untimed.captured = 2;
+  s.device_untimed.unavailable = 3;
+  s.device_untimed.sampled_out = 4;
+  s.device_untimed.dropped = 5;
+  const std::vector<std::string> all = notes();
+  CHECK(all.size() == 4);
+  CHECK(has(all, "2 calls ran inside a graph capture and were host-timed only"));
+  CHECK(has(all, "3 calls asked for device timing that was unavailable (no GPU, a CUDA error, or no context yet)"));
+  CHECK(has(all, "once steady, device-timed on a sample: 4 calls host-timed only"));
+  CHECK(has(all, "5 device measurements dropped: too many in flight"));
+}

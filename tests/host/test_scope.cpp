@@ -583,6 +583,36 @@ TEST_CASE("scopes at a thread's end take no shard: thread after thread, the site
   CHECK(site->shard_count() == 1);  // a shard held past the thread's end would never come back
 }
 
+namespace {
+void macro_site_call() { WARMUP_SCOPE("scope.thread_end.macro"); }
+
+// Made before the thread's table of names, so destroyed after it: a WARMUP_SCOPE the thread never
+// ran before meets a site past its first calls, whose shard it cannot note for the thread's end.
+struct macro_scopes_at_thread_end {
+  ~macro_scopes_at_thread_end() {
+    for (int i = 0; i < 300; ++i) macro_site_call();
+  }
+};
+}  // namespace
+
+TEST_CASE("a WARMUP_SCOPE first met after the thread's name table is gone keeps no shard past the thread") {
+  for (int i = 0; i < 300; ++i) macro_site_call();  // past the window: this thread holds a shard
+  for (int t = 0; t < 10; ++t)
+    std::thread([] {
+      static thread_local macro_scopes_at_thread_end late;
+      (void)&late;
+      warmup::region_scope s{"scope.thread_end.table"};  // the thread's name table, made after `late`
+    }).join();
+  const auto* site = find_site(op_kind::region, "scope.thread_end.macro");
+  REQUIRE(site != nullptr);
+  // The main thread's shard, and at most one more, taken and given back by each thread's end in
+  // turn: a shard noted in a table already freed would never come back.
+  CHECK(site->shard_count() <= 2);
+  const auto r = warmup::snapshot();
+  REQUIRE(r.find(op_kind::region, "scope.thread_end.macro") != nullptr);
+  CHECK(r.find(op_kind::region, "scope.thread_end.macro")->calls == 300 + 10 * 300);
+}
+
 TEST_CASE("more threads at once than a site has shards: the rest share a lane, no call lost") {
   constexpr int threads = 80, calls = 2000;
   static_assert(threads > int(warmup::detail::site::max_shards));
