@@ -6,6 +6,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -212,6 +213,13 @@ TEST_CASE("every launcher's three variables, each with its own value, and the or
     CHECK(r.rank == int(first + 1));
     CHECK(r.world_size == int(50 + first));
   }
+}
+
+TEST_CASE("a rank number is read from its view alone, not past its end") {
+  using warmup::detail::parse_rank_number;
+  CHECK(parse_rank_number(std::string_view("12345", 2)) == 12);
+  CHECK(parse_rank_number(std::string_view("7x", 1)) == 7);
+  CHECK_FALSE(parse_rank_number(std::string_view("12345", 0)));
 }
 
 TEST_CASE("rank numbers at their bounds: 2^31 - 1 read, 2^31 refused; the last rank below the size kept") {
