@@ -140,9 +140,9 @@ class Build:
                 os.replace(root + ".tmp", root)
         return os.path.join(root, "include")
 
-    def link(self, objs, out):
+    def link(self, objs, out, flags=()):
         exe = os.path.join(self.tmp, out)
-        sh([self.a.cxx] + objs + ["-o", exe] + self.libs)
+        sh([self.a.cxx, *flags] + objs + ["-o", exe] + self.libs)
         return exe
 
 
@@ -223,8 +223,7 @@ def light_lto(b):
     off = b.obj("mixed_disabled.cpp", "lto_off.o", flags + ["-DWARMUP_DISABLE"])
     main = b.obj("mixed_main.cpp", "lto_main.o", flags)
     runtime = b.obj("light_runtime.cpp", "lto_runtime.o", flags)
-    exe = os.path.join(b.tmp, "light_lto")
-    sh([b.a.cxx, "-O2", "-flto", on, off, main, runtime, "-o", exe] + b.libs)
+    exe = b.link([on, off, main, runtime], "light_lto", ["-O2", "-flto"])
     report = os.path.join(b.tmp, "light_lto.json")
     r = warmup_check.run([exe], timeout=60, env={"WARMUP_REPORT": report})
     if r.returncode != 0:
