@@ -3,7 +3,9 @@
 #include "ranges.hpp"
 
 #include "device_time.hpp"
+#include "known_name.hpp"
 
+#include <dlfcn.h>
 #include <pthread.h>
 
 #include <warmup/runtime.hpp>
@@ -90,7 +92,7 @@ struct thread_ranges {
     const void* key = nullptr;
     const domain* d = nullptr;
     wd::named_site* site = nullptr;
-    const char* tail = nullptr;  ///< the site's name after the domain's prefix; null for a handle
+    known_name tail;  ///< the site's name after the domain's prefix; none for a handle
   };
   static constexpr std::size_t recent_count = 32;
   recent seen[recent_count];
@@ -126,13 +128,48 @@ struct thread_ranges {
     }
   }
 };
-/// The calling thread's ranges: a plain thread_local pointer (no initialisation guard on a
-/// range's path), made at the thread's first range and freed, when the thread ends, by a key's
-/// destructor (the main thread's stays: exit reads it).
-thread_local thread_ranges* here_ptr = nullptr;
+/// The calling thread's ranges live behind one pointer per thread, made at the thread's first
+/// range and freed, when the thread ends, by a key's destructor (the main thread's stays: exit
+/// reads it). The pointer is libwarmup_nvtx_thread.so's static TLS slot where that library
+/// loaded (one load from the thread pointer; thread_slot.cpp says why), else a thread_local here.
+thread_local thread_ranges* here_fallback = nullptr;
+/// The slot's offset from the thread pointer; 0 until load_thread_slot() found it.
+std::ptrdiff_t slot_offset = 0;
+
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_thread_pointer) && (defined(__x86_64__) || defined(__aarch64__))
+#define WARMUP_NVTX_THREAD_POINTER 1
+#endif
+#endif
+
+inline thread_ranges*& here_ptr() noexcept {
+#ifdef WARMUP_NVTX_THREAD_POINTER
+  if (__builtin_expect(slot_offset != 0, 1))
+    return *reinterpret_cast<thread_ranges**>(static_cast<char*>(__builtin_thread_pointer()) + slot_offset);
+#endif
+  return here_fallback;
+}
+
+/// Loads the slot library from the tool's own folder, once, before any range: a static TLS
+/// block is at one offset from every thread's pointer, those running now included.
+void load_thread_slot() noexcept {
+#ifdef WARMUP_NVTX_THREAD_POINTER
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&load_thread_slot), &self) == 0 || self.dli_fname == nullptr) return;
+  try {
+    std::string path = self.dli_fname;
+    path.erase(path.find_last_of('/') + 1);  // npos + 1 == 0: a bare name, its folder the search path's
+    path += "libwarmup_nvtx_thread.so";
+    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (h == nullptr) return;  // kept open for the process: every thread reads the slot
+    if (auto* offset = reinterpret_cast<long (*)()>(dlsym(h, "warmup_nvtx_thread_offset"))) slot_offset = offset();
+  } catch (...) {
+  }
+#endif
+}
 
 void end_thread(void* p) {
-  here_ptr = nullptr;
+  here_ptr() = nullptr;
   delete static_cast<thread_ranges*>(p);
 }
 
@@ -153,13 +190,13 @@ const ranges_key* the_key = nullptr;
   if (t == nullptr) return nullptr;  // out of memory: this thread's ranges go unmeasured
   t->list();
   (void)pthread_setspecific(the_key->key, t);
-  here_ptr = t;
+  here_ptr() = t;
   return t;
 }
 
 /// The calling thread's ranges; null only where memory ran out or no key could be made.
 inline thread_ranges* here() noexcept {
-  thread_ranges* t = here_ptr;
+  thread_ranges* t = here_ptr();
   return t != nullptr ? t : make_here();
 }
 
@@ -250,10 +287,10 @@ handles& made() {
     // Kept where the message is the site's name after the prefix, a name not cut to its limit.
     const std::string& site = n->s->name;
     if (reg != nullptr) {
-      r = {key, &d, n, nullptr};
+      r = {key, &d, n, {}};
     } else if (m.ascii != nullptr && site.size() == d.prefix.size() + text.size() &&
                site.compare(d.prefix.size(), std::string::npos, text) == 0) {
-      r = {key, &d, n, site.c_str() + d.prefix.size()};
+      r = {key, &d, n, known_name(site.c_str() + d.prefix.size(), text.size())};
     }
   } catch (...) {
     return nullptr;  // out of memory: the range goes unmeasured, the program on
@@ -262,14 +299,14 @@ handles& made() {
 }
 
 /// The site of a range's message in `d`, or none where the domain is not counted or the library
-/// is not measuring. Inline: a message the thread passed lately costs no call but strcmp's.
+/// is not measuring. Inline: a message the thread passed lately costs no call at all.
 inline wd::named_site* site_of(const domain& d, const message& m, thread_ranges& t) noexcept {
   if (!d.counted || !wd::measuring.load(std::memory_order_relaxed)) return nullptr;
   const void* key = m.registered != nullptr ? static_cast<const void*>(m.registered) : static_cast<const void*>(m.ascii);
   thread_ranges::recent& r = t.seen[thread_ranges::slot_of(key)];
   // A handle's entry has no text; a C string's has its site's (a handle's value may equal an address).
   if (key != nullptr && r.key == key && r.d == &d &&
-      (m.registered != nullptr ? r.tail == nullptr : r.tail != nullptr && std::strcmp(r.tail, m.ascii) == 0))
+      (m.registered != nullptr ? !r.tail.known() : r.tail.known() && r.tail.matches(m.ascii)))
     return r.site;
   return site_of_slow(d, m, t, key, r);
 }
@@ -277,7 +314,10 @@ inline wd::named_site* site_of(const domain& d, const message& m, thread_ranges&
 }  // namespace
 
 void prepare() noexcept {
-  if (the_key == nullptr) the_key = &key_of_ranges();
+  if (the_key == nullptr) {
+    load_thread_slot();
+    the_key = &key_of_ranges();
+  }
 }
 
 settings& config() {
@@ -552,7 +592,7 @@ void say_what_was_left() noexcept {
       for (const thread_ranges* r : p.live) pushes += r->open.load(std::memory_order_relaxed);
       name = p.first_unclosed;
       // The exiting thread's own ranges, which it alone touches: one to name.
-      if (const thread_ranges* mine = here_ptr; name.empty() && mine != nullptr)
+      if (const thread_ranges* mine = here_ptr(); name.empty() && mine != nullptr)
         for (const frame& f : mine->frames)
           if (name.empty() && f.call.s != nullptr) name = f.call.s->name;
     }
@@ -587,7 +627,7 @@ void after_fork_in_child() noexcept {
   new (&troubles()) trouble;
   new (&pushers()) pushing_threads;
   device::after_fork_in_child();
-  if (thread_ranges* t = here_ptr) {
+  if (thread_ranges* t = here_ptr()) {
     t->frames.clear();
     t->beyond = 0;
     t->open.store(0, std::memory_order_relaxed);

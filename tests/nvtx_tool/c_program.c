@@ -1,6 +1,7 @@
 /* A C program that knows nothing of warmup: NVTX's header only. check_nvtx_tool.py runs it
  * under the tool and checks every range's calls in the report. argv[1] picks what it does. */
 #include <nvtx3/nvToolsExt.h>
+#include <dlfcn.h>
 
 #include <poll.h>
 #include <pthread.h>
@@ -235,6 +236,42 @@ static int many(long n) {
   return 0;
 }
 
+/* Whether the calling thread's ranges are behind the tool's static TLS slot: the slot library
+ * loaded by the tool (never by this program: RTLD_NOLOAD), its slot read at its offset. */
+static const char* slot_state(void) {
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_thread_pointer)
+  void* h = dlopen("libwarmup_nvtx_thread.so", RTLD_NOW | RTLD_NOLOAD);
+  if (h == NULL) return "none";
+  long (*offset)(void) = (long (*)(void))dlsym(h, "warmup_nvtx_thread_offset");
+  void* slot = offset == NULL ? NULL : *(void**)((char*)__builtin_thread_pointer() + offset());
+  dlclose(h);
+  return slot != NULL ? "set" : "empty";
+#endif
+#endif
+  return "unknown";
+}
+
+static void* slot_thread(void* arg) {
+  (void)arg;
+  nvtxRangePushA("slot.range");
+  printf("slot thread %s\n", slot_state());
+  nvtxRangePop();
+  return NULL;
+}
+
+static int slot(void) {
+  printf("slot before %s\n", slot_state());
+  nvtxRangePushA("slot.range");
+  printf("slot main %s\n", slot_state());
+  nvtxRangePop();
+  fflush(stdout);
+  pthread_t t;
+  if (pthread_create(&t, NULL, slot_thread, NULL) != 0) return 1;
+  pthread_join(t, NULL);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const char* what = argc > 1 ? argv[1] : "ranges";
   if (strcmp(what, "ranges") == 0) return ranges();
@@ -244,6 +281,7 @@ int main(int argc, char** argv) {
   if (strcmp(what, "unended") == 0) return unended(argc > 2 ? atol(argv[2]) : 100000);
   if (strcmp(what, "signal") == 0) return signal_exit();
   if (strcmp(what, "blocked") == 0) return blocked();
-  fprintf(stderr, "usage: %s ranges|misbehave|many|deep|unended|signal|blocked [N]\n", argv[0]);
+  if (strcmp(what, "slot") == 0) return slot();
+  fprintf(stderr, "usage: %s ranges|misbehave|many|deep|unended|signal|blocked|slot [N]\n", argv[0]);
   return 2;
 }

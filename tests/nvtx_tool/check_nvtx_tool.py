@@ -3,7 +3,7 @@ every range's calls counted exactly, every way NVTX opens one, names with varyin
 domain setting, warmup's own domain not counted twice, the next tool handed every call with its
 own handles, `warmup-report run`, and every misbehaviour said and survived.
 
-usage: check_nvtx_tool.py TOOL C_PROGRAM CPP_PROGRAM NEXT_CAPTURE SCOPES_PROGRAM WARMUP_REPORT [TEST...]
+usage: check_nvtx_tool.py TOOL THREAD_SLOT C_PROGRAM CPP_PROGRAM NEXT_CAPTURE SCOPES_PROGRAM WARMUP_REPORT [TEST...]
 (the tests named, else every one but test_many_names_bounded: its 100,000 sites' report takes
 seconds, and a CTest test of its own runs it beside the others)
 """
@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 
-TOOL, C_PROGRAM, CPP_PROGRAM, CAPTURE, SCOPES, REPORT_TOOL = sys.argv[1:7]
+TOOL, THREAD_SLOT, C_PROGRAM, CPP_PROGRAM, CAPTURE, SCOPES, REPORT_TOOL = sys.argv[1:8]
 WORK = tempfile.mkdtemp(prefix="warmup_nvtx_tool_")
 
 
@@ -80,6 +80,22 @@ def test_c_ranges():
     assert "on the host: a range's device time is measured with WARMUP_NVTX_DEVICE=on" in notices(r), notices(r)
     async_site = next(s for s in r["sites"] if s["name"] == "c.async")
     assert async_site["host"]["first"] > 0
+
+
+def test_thread_slot():
+    """The tool reads each thread's ranges from the static TLS slot of libwarmup_nvtx_thread.so
+    beside it; a tool with no slot library beside it keeps a thread_local (as where dlopen
+    refuses the library: the static TLS block full), with the same report."""
+    for folder, files, state in (("pair", (TOOL, THREAD_SLOT), "set"), ("alone", (TOOL,), "none")):
+        # Copies elsewhere: the slot library is found beside the tool, not through the build's paths.
+        there = os.path.join(WORK, folder)
+        os.makedirs(there, exist_ok=True)
+        for f in files:
+            shutil.copy(f, there)
+        r, _ = run(C_PROGRAM, "slot", env={"NVTX_INJECTION64_PATH": os.path.join(there, os.path.basename(TOOL))})
+        assert LAST_STDOUT[0].splitlines() == ["slot before none", f"slot main {state}", f"slot thread {state}"], \
+            (folder, LAST_STDOUT)
+        assert calls(r) == {"slot.range": 2}, (folder, calls(r))
 
 
 def test_varying_setting():
@@ -291,7 +307,7 @@ def test_launcher():
 
 if __name__ == "__main__":
     failed = 0
-    chosen = sys.argv[7:] or [n for n in globals() if n.startswith("test_") and n != "test_many_names_bounded"]
+    chosen = sys.argv[8:] or [n for n in globals() if n.startswith("test_") and n != "test_many_names_bounded"]
     for name in chosen:
         try:
             globals()[name]()

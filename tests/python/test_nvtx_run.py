@@ -26,6 +26,8 @@ def launch(*args, env=None):
 def test_the_package_carries_the_tool():
     path = warmup.nvtx_tool_path()
     assert path is not None and os.path.basename(path) == "libwarmup_nvtx.so", path
+    # and its thread slot beside it, which the tool loads from its own folder (docs/nvtx-tool.md, "Cost")
+    assert os.path.exists(os.path.join(os.path.dirname(path), "libwarmup_nvtx_thread.so")), os.listdir(os.path.dirname(path))
 
 
 @pytest.mark.skipif(PROGRAM is None, reason="NVTX_TEST_PROGRAM is set by CTest's `python` test")
@@ -35,6 +37,9 @@ def test_run_reports_the_programs_ranges(tmp_path):
     assert r.returncode == 0, r.stderr
     calls = {s["name"]: s["calls"] for s in json.loads(report.read_text())["sites"]}
     assert calls["c.outer"] == 3 and calls["[NCCL] AllReduce"] == 4, calls
+    # The package's tool reads its threads' ranges from the slot library it carries.
+    r = launch("run", "-o", str(report), "--", PROGRAM, "slot")
+    assert r.returncode == 0 and r.stdout.splitlines()[1:] == ["slot main set", "slot thread set"], r.stdout
     # No -o and no WARMUP_REPORT: the table on stderr; the program's exit status is the command's.
     r = launch("run", "--", PROGRAM, "ranges")
     assert r.returncode == 0 and "c.outer" in r.stderr, r.stderr

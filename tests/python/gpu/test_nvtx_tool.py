@@ -168,3 +168,51 @@ def test_nccl_own_ranges_on_one_gpu(tmp_path):
     all_reduce = [s for n, s in nccl.items() if "AllReduce" in n]
     assert all_reduce, sorted(sites)
     assert sum(s["calls"] for s in all_reduce) == 50, {n: s["calls"] for n, s in nccl.items()}
+
+
+TWO_RANK_PROGRAM = r'''
+import os, sys, torch, torch.distributed as dist
+rank = int(os.environ["RANK"])
+torch.cuda.set_device(rank)
+dist.init_process_group("nccl")
+x = torch.ones(1 << 20, device="cuda")
+calls = int(sys.argv[1])
+for _ in range(calls):
+    dist.all_reduce(x)
+torch.cuda.synchronize()
+assert x[0].item() == 2.0 ** calls, x[0].item()
+dist.destroy_process_group()
+'''
+
+
+def test_nccl_own_ranges_on_two_gpus(tmp_path):
+    """The same collectives across two GPUs of one host, launched by torchrun under
+    `python -m warmup run`: each rank writes its report, and in each the first all-reduce (where
+    NCCL connects the two ranks' peers) stands apart from the steady state."""
+    import torch
+    if torch.cuda.device_count() < 2:
+        pytest.skip(f"{torch.cuda.device_count()} GPU(s) here: two ranks need two")
+    script = tmp_path / "two_ranks.py"
+    script.write_text(TWO_RANK_PROGRAM)
+    report = tmp_path / "nccl2.rank%r.json"  # %r: the rank (torchrun's RANK)
+    e = {k: v for k, v in os.environ.items() if not k.startswith("WARMUP_") and k != "NVTX_INJECTION64_PATH"}
+    e.update(NCCL_NVLS_ENABLE="0", WARMUP_NVTX_DEVICE="on")
+    r = subprocess.run([sys.executable, "-m", "warmup", "run", "-o", str(report), "--",
+                        sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", "29518",
+                        str(script), "50"], capture_output=True, text=True, timeout=300, env=e)
+    assert r.returncode == 0, r.stderr[-3000:]
+    ranks = sorted(tmp_path.glob("nccl2.rank*.json"))
+    assert [p.name for p in ranks] == ["nccl2.rank0.json", "nccl2.rank1.json"], sorted(os.listdir(tmp_path))
+    for path in ranks:
+        r = json.loads(path.read_text())
+        assert r["identity"]["rank"] == int(path.name[len("nccl2.rank"):-len(".json")]), r["identity"]
+        sites = {s["name"]: s for s in r["sites"]}
+        all_reduce = sites.get("[NCCL] ncclAllReduce")
+        assert all_reduce is not None, sorted(sites)
+        assert all_reduce["calls"] == 50, all_reduce["calls"]
+        host = all_reduce["host"]
+        print(f"\n{path.name}: [NCCL] ncclAllReduce first {host['first'] / 1e3:.1f} us, steady p50 "
+              f"{host['steady']['p50'] / 1e3:.1f} us; " +
+              ", ".join(f"{n} {s['host']['first'] / 1e6:.1f} ms" for n, s in sites.items()
+                        if n.startswith("[NCCL]") and s["calls"] == 1))
+        assert host["first"] > 10 * host["steady"]["p50"], host
