@@ -729,6 +729,14 @@ TEST_CASE("a tick's signal names no buffer by a negative descriptor, not even a 
   b->fd.store(1000);
   info.si_fd = 1000;
   CHECK(d::buffer_signalled(&info, me) == b);
+  // Any other signal whose bytes read as that descriptor (a sigqueue's value lies where si_fd
+  // does; a kill's sender): none. Only a descriptor's own codes name it.
+  const int others[] = {SI_QUEUE, SI_USER, SI_TKILL, POLL_OUT, POLL_ERR};
+  for (const int code : others) {
+    info.si_code = code;
+    INFO("si_code " << code);
+    CHECK(d::buffer_signalled(&info, me) == nullptr);
+  }
   // A timer's signal names its buffer on the thread it samples; the other threads' buffer of a
   // call, on any thread but the caller's.
   info.si_code = SI_TIMER;
@@ -744,7 +752,15 @@ TEST_CASE("a tick's signal names no buffer by a negative descriptor, not even a 
   stranger->tid.store(me);
   info.si_value.sival_ptr = stranger.get();
   CHECK(d::buffer_signalled(&info, me) == nullptr);
+  // Given back as the other threads' buffer, it is taken again as a thread's own: nothing of
+  // its last call is left in it.
   d::sampler_state().give_back(b);
+  d::sample_buffer* const again = d::sampler_state().take();
+  REQUIRE(again != nullptr);
+  CHECK_FALSE(again->any_thread.load());
+  CHECK(again->fd.load() == -1);
+  CHECK(again->tid.load() == 0);
+  d::sampler_state().give_back(again);
 }
 
 // CUPTI attaches to the driver as cuInit ends: its first record marks that point, on the thread

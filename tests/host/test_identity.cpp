@@ -103,6 +103,14 @@ TEST_CASE("WARMUP_REPORT placeholders: %r rank, %p pid, %h host, %% a percent si
   error.clear();
   CHECK_FALSE(warmup::parse_destinations("report%:json", d, error));
   CHECK(error.find("a lone % at the end") != std::string::npos);
+  // A long path is echoed cut to its first 200 bytes, in both refusals.
+  const std::string long_path(300, 'a');
+  error.clear();
+  CHECK_FALSE(warmup::parse_destinations(long_path + "%q.json", d, error));
+  CHECK(error.find("' in '" + std::string(200, 'a') + "...'") != std::string::npos);
+  error.clear();
+  CHECK_FALSE(warmup::parse_destinations(long_path + "%:json", d, error));
+  CHECK(error.find("end of '" + std::string(200, 'a') + "...'") != std::string::npos);
   error.clear();
   CHECK(warmup::parse_destinations("report.%r.%h.%p.json,stderr", d, error));
 }

@@ -268,6 +268,26 @@ TEST_CASE("the merged header counts hosts and devices the most frequent first, t
                 0) == 0);
 }
 
+namespace {
+// The x of each decade's grid line of a merged SVG, left to right.
+std::vector<double> decade_lines(const std::string& svg) {
+  std::vector<double> grid;
+  for (std::size_t at = svg.find("stroke=\"#e2e5ea\""); at != std::string::npos; at = svg.find("stroke=\"#e2e5ea\"", at + 1))
+    grid.push_back(std::stod(svg.substr(svg.rfind("<line x1=\"", at) + 10)));
+  return grid;
+}
+// The x of each rank's first-call mark of a merged SVG's first row, in rank order.
+std::vector<double> first_call_marks(const std::string& svg) {
+  std::vector<double> marks;
+  const std::size_t path = svg.find("stroke=\"#d62728\" stroke-opacity");
+  if (path == std::string::npos) return marks;
+  const std::string d = svg.substr(svg.rfind("d=\"", path) + 3);
+  for (std::size_t at = d.find('M'); at != std::string::npos && at < d.find('"'); at = d.find('M', at + 1))
+    marks.push_back(std::stod(d.substr(at + 1)));
+  return marks;
+}
+}  // namespace
+
 TEST_CASE("the merged SVG places each rank's mark by its time, on the decades' grid") {
   // First calls of exactly 10 ms and 1 s: the grid runs from the first decade to the last, and
   // the marks sit on its first and last lines.
@@ -275,23 +295,36 @@ TEST_CASE("the merged SVG places each rank's mark by its time, on the decades' g
   in.push_back(rank_of(0, {site("step", 10ms, 1ms)}));
   in.push_back(rank_of(1, {site("step", 1s, 1ms)}));
   const std::string svg = warmup::to_svg(warmup::merge(std::move(in)));
-  std::vector<double> grid;
-  for (std::size_t at = svg.find("stroke=\"#e2e5ea\""); at != std::string::npos; at = svg.find("stroke=\"#e2e5ea\"", at + 1))
-    grid.push_back(std::stod(svg.substr(svg.rfind("<line x1=\"", at) + 10)));
+  const std::vector<double> grid = decade_lines(svg);
   REQUIRE(grid.size() == 4);  // 1 ms, 10 ms, 100 ms, 1 s
   CHECK(grid[1] > grid[0] + 100);  // decades apart on the page, not drawn on one spot
-  const std::size_t path = svg.find("stroke=\"#d62728\" stroke-opacity");
-  REQUIRE(path != std::string::npos);
-  const std::string d = svg.substr(svg.rfind("d=\"", path) + 3);
-  std::vector<double> marks;
-  for (std::size_t at = d.find('M'); at != std::string::npos && at < d.find('"'); at = d.find('M', at + 1))
-    marks.push_back(std::stod(d.substr(at + 1)));
+  const std::vector<double> marks = first_call_marks(svg);
   REQUIRE(marks.size() == 2);
   CHECK(marks[0] == Approx(grid[1]).margin(0.05));
   CHECK(marks[1] == Approx(grid[3]).margin(0.05));
   CHECK(grid[3] - grid[0] == Approx(3 * (grid[1] - grid[0])).margin(0.2));  // decades evenly spaced
   // Each site's row is labelled: its name, its kind and how many ranks ran it.
   CHECK(svg.find(">step <tspan fill=\"#8a92a0\">region \xC2\xB7 2 ranks</tspan></text>") != std::string::npos);
+}
+
+TEST_CASE("the merged SVG marks a first call of 0 ns on the axis' first line, as one of 1 ns") {
+  // A log axis has no 0: a rank's 0 ns (a hand-made report, a clock that did not move) is drawn
+  // at 1 ns, the axis' first decade, not off the page.
+  std::vector<warmup::rank_summary> in;
+  in.push_back(rank_of(0, {site("step", 0ns, 1ms)}));
+  in.push_back(rank_of(1, {site("step", 1ns, 1ms)}));
+  in.push_back(rank_of(2, {site("step", 10us, 1ms)}));
+  const std::string svg = warmup::to_svg(warmup::merge(std::move(in)));
+  INFO(svg);
+  const std::vector<double> grid = decade_lines(svg);  // 1 ns, 10 ns, ..., 1 ms (the steady p50s)
+  REQUIRE(grid.size() == 7);
+  CHECK(grid[1] - grid[0] == Approx(grid[2] - grid[1]).margin(0.1));  // the first decade where 1 ns is
+  const double first_decade = grid[0];
+  const std::vector<double> marks = first_call_marks(svg);
+  REQUIRE(marks.size() == 3);
+  CHECK(marks[0] == Approx(first_decade).margin(0.05));
+  CHECK(marks[1] == Approx(first_decade).margin(0.05));
+  CHECK(marks[2] > first_decade + 100);
 }
 
 TEST_CASE("the merged SVG: a page of its own colour, and a path only for the marks it has") {

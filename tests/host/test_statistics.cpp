@@ -360,6 +360,34 @@ TEST_CASE("a series read in ticks converts to ns: every figure by the same facto
   CHECK(std::abs(t.steady->stddev.count() - 3 * ticks.steady->stddev.count()) <= 2);
 }
 
+TEST_CASE("scaling a series converts each figure from itself, none from its neighbour") {
+  series_data d;
+  d.first = {{100, false}, {7, true}};
+  d.after_idle = {50};
+  d.later = {{10, 13, 3}};
+  d.later_count = 3;
+  d.later_sum = 34;
+  d.later_sq_dev = 5;
+  d.later_dev = -4;
+  d.shift = 12;  // every field a different value: a figure read from another shows
+  d.later_min = 10;
+  d.later_max = 13;
+  scale(d, 2.0);
+  CHECK(d.first[0].ns == 200);
+  CHECK(d.first[1].ns == 14);
+  CHECK(d.after_idle[0] == 100);
+  CHECK(d.later[0].lowest == 20);
+  CHECK(d.later[0].highest == 26);
+  CHECK(d.later[0].count == 3);
+  CHECK(d.later_count == 3);
+  CHECK(d.later_sum == 68);
+  CHECK(d.later_sq_dev == 20);
+  CHECK(d.later_dev == -8);
+  CHECK(d.shift == 24);
+  CHECK(d.later_min == 20);
+  CHECK(d.later_max == 26);
+}
+
 TEST_CASE("a lane many threads share keeps the extremes and sums a lane of one writer keeps") {
   later_lane one, shared;
   for (const std::uint64_t v : {5000u, 9000u, 3000u, 7000u, 9000u}) {

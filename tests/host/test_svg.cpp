@@ -71,6 +71,21 @@ TEST_CASE("the SVG's plot spans the calls it draws: call 1 at the left edge, the
         ++vertical;
     if (calls == 40) CHECK(vertical == 2);
     if (calls == 1000) CHECK(vertical == 4);
+    // The time axis: each horizontal grid line labelled just left of the frame, at its height.
+    std::vector<double> rows, labels;
+    for (std::size_t at = drawn.find("<line x1=\""); at != std::string::npos; at = drawn.find("<line x1=\"", at + 1))
+      if (number_after(drawn, at, "y1=\"") == number_after(drawn, at, "y2=\"") &&
+          drawn.find("stroke=\"#eceef2\"", at) < drawn.find("/>", at))
+        rows.push_back(number_after(drawn, at, "y1=\""));
+    for (std::size_t at = drawn.find("text-anchor=\"end\">"); at != std::string::npos;
+         at = drawn.find("text-anchor=\"end\">", at + 1)) {
+      const std::size_t text = drawn.rfind("<text x=\"", at);
+      CHECK(number_after(drawn, text, "x=\"") == Approx(left - 4).margin(0.05));
+      labels.push_back(number_after(drawn, text, "y=\"") - 3.5);
+    }
+    REQUIRE(rows.size() >= 2);  // 1 us and 10 us at least
+    REQUIRE(labels.size() == rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) CHECK(labels[i] == Approx(rows[i]).margin(0.06));
     // The call axis is log10(call) over at least a decade: the last call at the right edge once
     // there are 10 calls or more; fewer sit inside it.
     if (calls >= 10) CHECK(*hi == Approx(right).margin(0.05));
