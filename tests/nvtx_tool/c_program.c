@@ -260,7 +260,25 @@ static void* slot_thread(void* arg) {
   return NULL;
 }
 
+/* A thread started before the tool loaded, so before its slot library: glibc gives the
+ * library's static TLS to threads that exist at the dlopen too. It waits for main's range. */
+static pthread_mutex_t early_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t early_go = PTHREAD_COND_INITIALIZER;
+static int early_may = 0;
+static void* slot_early(void* arg) {
+  (void)arg;
+  pthread_mutex_lock(&early_lock);
+  while (!early_may) pthread_cond_wait(&early_go, &early_lock);
+  pthread_mutex_unlock(&early_lock);
+  nvtxRangePushA("slot.range");
+  printf("slot early %s\n", slot_state());
+  nvtxRangePop();
+  return NULL;
+}
+
 static int slot(void) {
+  pthread_t early;
+  if (pthread_create(&early, NULL, slot_early, NULL) != 0) return 1;
   printf("slot before %s\n", slot_state());
   nvtxRangePushA("slot.range");
   printf("slot main %s\n", slot_state());
@@ -269,6 +287,12 @@ static int slot(void) {
   pthread_t t;
   if (pthread_create(&t, NULL, slot_thread, NULL) != 0) return 1;
   pthread_join(t, NULL);
+  fflush(stdout);
+  pthread_mutex_lock(&early_lock);
+  early_may = 1;
+  pthread_cond_signal(&early_go);
+  pthread_mutex_unlock(&early_lock);
+  pthread_join(early, NULL);
   return 0;
 }
 

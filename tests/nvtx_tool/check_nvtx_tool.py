@@ -93,9 +93,10 @@ def test_thread_slot():
         for f in files:
             shutil.copy(f, there)
         r, _ = run(C_PROGRAM, "slot", env={"NVTX_INJECTION64_PATH": os.path.join(there, os.path.basename(TOOL))})
-        assert LAST_STDOUT[0].splitlines() == ["slot before none", f"slot main {state}", f"slot thread {state}"], \
-            (folder, LAST_STDOUT)
-        assert calls(r) == {"slot.range": 2}, (folder, calls(r))
+        # Main, a thread started after the tool loaded, and one started before it.
+        assert LAST_STDOUT[0].splitlines() == ["slot before none", f"slot main {state}", f"slot thread {state}",
+                                               f"slot early {state}"], (folder, LAST_STDOUT)
+        assert calls(r) == {"slot.range": 3}, (folder, calls(r))
 
 
 def test_varying_setting():

@@ -39,7 +39,7 @@ def test_run_reports_the_programs_ranges(tmp_path):
     assert calls["c.outer"] == 3 and calls["[NCCL] AllReduce"] == 4, calls
     # The package's tool reads its threads' ranges from the slot library it carries.
     r = launch("run", "-o", str(report), "--", PROGRAM, "slot")
-    assert r.returncode == 0 and r.stdout.splitlines()[1:] == ["slot main set", "slot thread set"], r.stdout
+    assert r.returncode == 0 and r.stdout.splitlines()[1:] == ["slot main set", "slot thread set", "slot early set"], r.stdout
     # No -o and no WARMUP_REPORT: the table on stderr; the program's exit status is the command's.
     r = launch("run", "--", PROGRAM, "ranges")
     assert r.returncode == 0 and "c.outer" in r.stderr, r.stderr
