@@ -133,7 +133,8 @@ struct thread_ranges {
 /// reads it). The pointer is libwarmup_nvtx_thread.so's static TLS slot where that library
 /// loaded (one load from the thread pointer; thread_slot.cpp says why), else a thread_local here.
 thread_local thread_ranges* here_fallback = nullptr;
-/// The slot's offset from the thread pointer; 0 until load_thread_slot() found it.
+/// The slot's offset from the thread pointer; 0 until load_thread_slot() found it (never a static
+/// TLS block's: x86-64's lie below the thread pointer, AArch64's past its thread control block).
 std::ptrdiff_t slot_offset = 0;
 
 #if defined(__has_builtin)
