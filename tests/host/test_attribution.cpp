@@ -435,6 +435,18 @@ TEST_CASE("CPU samples name only what no record covers, and never more than the 
   REQUIRE(cut.objects.size() == 1);
   CHECK(cut.objects[0].where == "liba.so");
   CHECK(cut.named == 100);
+  // A tick missed just before that last sample: its kernel share stands at the same instant,
+  // kept before it (cause_store.hpp). The cut is the call's all the same.
+  thread_sample share = user;
+  share.pc = warmup::detail::kernel_pc;
+  share.weight_ns = 200;
+  share.cut_after = false;
+  for (const auto& order : {std::vector<thread_sample>{share, user}, std::vector<thread_sample>{user, share}}) {
+    const auto missed = split_samples(cpu_read, records, order, none, [](std::uintptr_t pc) {
+      return pc == warmup::detail::kernel_pc ? std::string("[kernel]") : std::string("liba.so");
+    });
+    CHECK(missed.named == 300);  // the two samples, and nothing after them
+  }
 }
 
 TEST_CASE("a sampled call cut short marks its last sample, and the samples lost stand in the sampling line") {

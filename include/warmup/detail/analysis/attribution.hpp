@@ -180,9 +180,13 @@ host_code_split split_samples(const cold_window& w, const split& records, const 
   // A task clock's ticks after its last sample all found the thread in the kernel (or there
   // would be a later sample): a period each, put on the kernel at that last sample's instant.
   // Not where ticks went uncounted (a full buffer): that time is unknown, left unattributed.
+  // The last tick may stand as two samples at one instant (its kernel share kept apart,
+  // cause_store.hpp): a cut on either is the call's.
   const thread_sample* last = nullptr;
   for (const thread_sample& x : samples)
-    if (x.start_ns >= w.start_ns && x.start_ns < w.end_ns && (last == nullptr || x.start_ns > last->start_ns)) last = &x;
+    if (x.start_ns >= w.start_ns && x.start_ns < w.end_ns &&
+        (last == nullptr || x.start_ns > last->start_ns || (x.start_ns == last->start_ns && x.cut_after)))
+      last = &x;
   std::vector<thread_sample> tail;
   if (last != nullptr && !last->cut_after && last->user_period_ns != 0 && w.cpu_end_ns > last->cpu_ns) {
     const std::uint64_t p = last->user_period_ns, missed = (w.cpu_end_ns - last->cpu_ns) / p;
