@@ -155,10 +155,8 @@ inline thread_ranges*& here_ptr() noexcept {
 /// block is at one offset from every thread's pointer, those running now included.
 void load_thread_slot() noexcept {
 #ifdef WARMUP_NVTX_THREAD_POINTER
-  Dl_info self{};
-  if (dladdr(reinterpret_cast<void*>(&load_thread_slot), &self) == 0 || self.dli_fname == nullptr) return;
   try {
-    std::string path = self.dli_fname;
+    std::string path = wd::this_copy_file();  // the tool's own file: this copy of the runtime is its
     path.erase(path.find_last_of('/') + 1);  // npos + 1 == 0: a bare name, its folder the search path's
     path += "libwarmup_nvtx_thread.so";
     void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

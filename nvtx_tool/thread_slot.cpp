@@ -11,7 +11,13 @@ namespace {
 __attribute__((tls_model("initial-exec"))) __thread void* ranges_here = nullptr;
 }
 
-/// The slot's offset from the calling thread's pointer: the same for every thread.
+/// The slot's offset from the calling thread's pointer: the same for every thread; 0 (no slot:
+/// the tool keeps its thread_local) where the compiler cannot name the thread pointer.
 extern "C" __attribute__((visibility("default"))) long warmup_nvtx_thread_offset() {
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_thread_pointer)
   return static_cast<char*>(static_cast<void*>(&ranges_here)) - static_cast<char*>(__builtin_thread_pointer());
+#endif
+#endif
+  return 0;
 }
