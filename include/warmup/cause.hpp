@@ -39,8 +39,40 @@ enum class cause : std::uint8_t {
 
 /// @brief Number of causes.
 inline constexpr std::size_t cause_count = 13;
-static_assert(static_cast<std::size_t>(cause::waiting) + 1 == cause_count,
-              "warmup: cause_count must follow the last cause");
+
+namespace detail {
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+#endif
+/// Whether `c` is one of the causes above. A switch with no default that misses an enumerator
+/// is an error here (-Wswitch, made one for this function), so a cause added to the enum is
+/// added to this list too, and then cause_count's check below counts it.
+constexpr bool known_cause(cause c) noexcept {
+  switch (c) {
+    case cause::context_init:
+    case cause::module_load:
+    case cause::lazy_kernel_load:
+    case cause::jit_compile:
+    case cause::jit_cache_load:
+    case cause::device_alloc:
+    case cause::pinned_alloc:
+    case cause::pool_growth:
+    case cause::sync_wait:
+    case cause::library_load:
+    case cause::host_code:
+    case cause::python_code:
+    case cause::waiting: return true;
+  }
+  return false;
+}
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+}  // namespace detail
+static_assert(detail::known_cause(static_cast<cause>(cause_count - 1)) &&
+                  !detail::known_cause(static_cast<cause>(cause_count)),
+              "warmup: cause_count must count every cause, and each cause needs its row in cause_table");
 
 namespace detail {
 /// What a cause's `cause_time::count` counts, and so whether its `where` names something.

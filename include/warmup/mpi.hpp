@@ -176,8 +176,7 @@ inline bool write_merged(std::string_view spec, MPI_Comm comm = MPI_COMM_WORLD, 
         table_said = table_said || (d.target == "stderr" && d.format == report_format::table);
         continue;
       }
-      const std::string why = detail::is_special_file(d.target) ? detail::write_special_file(d.target, *text)
-                                                                : write_file_atomically(d.target, *text);
+      const std::string why = write_file_atomically(d.target, *text);
       if (!why.empty()) {
         std::cerr << "warmup: " << why << "; the merged table follows instead\n";
         ok = false;

@@ -241,14 +241,21 @@ struct report_destination {
 ///   warmup::parse_destinations("stderr,out/report.svg", d, error);
 /// \endcode
 bool parse_destinations(std::string_view spec, std::vector<report_destination>& out, std::string& error);
-/// @brief Writes `text` to `path` safely: into a new temporary file beside it, then renamed over
-/// it, so a crash or a full disk never leaves a half-written file where a good one was, and of
-/// two writers of one path, one's complete report wins.
+/// @brief Writes `text` to `path` as the shell's `>` would, and safely: a symlink is followed
+/// to its target; a regular file (or none yet) is written into a new temporary file in its
+/// folder, then renamed over it, so a crash or a full disk never leaves a half-written file where
+/// a good one was, and of two writers of one path, one's complete text wins; this process's own
+/// descriptors (`/dev/stdout`, `/dev/fd/N`) are written where they point, and a terminal, FIFO,
+/// socket or device in place. Nothing that is no regular file is ever replaced.
 ///
 /// The temporary file is made exclusively (`O_CREAT | O_EXCL | O_NOFOLLOW`) under a name no one
 /// can guess, with the permissions any new file of the program gets (0666 less the umask), so a
 /// link, file or FIFO planted in a shared directory is never written through, read or waited
 /// on. Returns an empty string, or why it failed (naming the path).
+/// \code
+///   if (const std::string why = warmup::write_file_atomically("out/notes.txt", "hello\n"); !why.empty())
+///     std::cerr << why << '\n';
+/// \endcode
 std::string write_file_atomically(const std::string& path, const std::string& text);
 /// @brief Writes `r` to every destination of `spec` (see `parse_destinations`). A destination
 /// that cannot be written gets a message on stderr naming it and the reason, and the table

@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
@@ -23,6 +24,14 @@ def run(report, how="return", code=0, extra_env=None):
     """Runs the program with WARMUP_REPORT=report (None: unset); returns (status, stdout, stderr)."""
     p = warmup_check.run([program, how, str(code)], env={**(extra_env or {}), "WARMUP_REPORT": report}, timeout=60)
     return p.returncode, p.stdout, p.stderr
+
+
+def schema_of(path):
+    """The JSON report's schema at `path`, or why there is none."""
+    try:
+        return json.loads(open(path, encoding="utf-8").read())["schema"]
+    except (OSError, ValueError, KeyError) as e:
+        return f"no report: {e!r}"
 
 
 def check(name, condition, detail=""):
@@ -78,6 +87,42 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run("/dev/stdout:json")
     check("/dev/stdout with a format: JSON on stdout (a pipe here)",
           rc == 0 and json.loads(out)["schema"] == "warmup.report/3", (rc, out[:200], err))
+    # As the shell's > does: /dev/stdout and /dev/fd/N written where they point (a file here;
+    # root may rename over /dev/stdout, and must not), a link written through, /dev unchanged.
+    dev_before = sorted((e, os.lstat("/dev/" + e).st_mode, os.lstat("/dev/" + e).st_ino) for e in os.listdir("/dev"))
+    shell = lambda line, env: subprocess.run(["sh", "-c", line], env={**os.environ, **env}, capture_output=True,
+                                              timeout=60)
+    to_file = os.path.join(tmp, "x.json")
+    p = shell(f"'{program}' > '{to_file}'", {"WARMUP_REPORT": "/dev/stdout:json"})
+    check("/dev/stdout redirected to a file: the report in the file",
+          p.returncode == 0 and schema_of(to_file) == "warmup.report/3",
+          (p.returncode, p.stderr[-300:]))
+    fd3 = os.path.join(tmp, "out.csv")
+    p = shell(f"'{program}' 3> '{fd3}'", {"WARMUP_REPORT": "/dev/fd/3:csv"})
+    check("/dev/fd/3 redirected to a file: the CSV in the file",
+          p.returncode == 0 and open(fd3, encoding="utf-8").read().startswith("name,op,calls"), p.stderr[-300:])
+    real = os.path.join(tmp, "elsewhere", "real.json")
+    os.mkdir(os.path.dirname(real))
+    link = os.path.join(tmp, "link.json")
+    os.symlink(real, link)
+    rc, out, err = run(link)
+    check("a link: written through to its target, the link kept",
+          os.path.islink(link) and schema_of(real) == "warmup.report/3", err)
+    dev_after = sorted((e, os.lstat("/dev/" + e).st_mode, os.lstat("/dev/" + e).st_ino) for e in os.listdir("/dev"))
+    check("/dev unchanged by reports written to /dev/stdout and /dev/fd/3", dev_before == dev_after,
+          set(dev_before) ^ set(dev_after))
+    # Two programs given one path at once: both reports kept, the later beside the first, said.
+    shared = os.path.join(tmp, "shared.json")
+    procs = [subprocess.Popen([program, "gate", "0"], env={**os.environ, "WARMUP_REPORT": shared},
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    ready = [pr.stdout.readline() for pr in procs]  # both running: neither has written yet
+    said = [pr.communicate(timeout=60)[1].decode() for pr in procs]
+    kept = sorted(f for f in os.listdir(tmp) if f.startswith("shared."))
+    pids = sorted(json.loads(open(os.path.join(tmp, f), encoding="utf-8").read())["identity"]["pid"] for f in kept)
+    check("two programs, one path: both reports kept",
+          ready == [b"ready\n"] * 2 and pids == sorted(pr.pid for pr in procs), (ready, kept, pids))
+    check("two programs, one path: the later one says where its report went",
+          sum("another process wrote" in e for e in said) == 1, said)
     fifo = os.path.join(tmp, "nobody-reads")
     os.mkfifo(fifo)
     rc, out, err = run(fifo + ":csv", code=3)

@@ -9,6 +9,8 @@
 //                   calling exit in the middle of a scope would: no report, and a sentence
 //   fork N          forks after its work; the child measures its own calls and exits 0 (its pid
 //                   goes to stdout), the parent waits for it and returns N
+//   gate N          says "ready" on stdout after its work, then returns N once its standard
+//                   input ends: processes that run at once, for certain
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,6 +60,12 @@ int main(int argc, char** argv) {
     }
     int status = 0;
     if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return 100;
+  }
+  if (std::strcmp(how, "gate") == 0) {
+    std::printf("ready\n");
+    std::fflush(stdout);
+    for (int c; (c = std::getchar()) != EOF;) {
+    }
   }
   return code;
 }

@@ -27,36 +27,13 @@
 #include "warmup/detail/io/report_destinations.hpp"
 #include "warmup/detail/runtime/notices.hpp"
 
+#include "../support/scratch_files.hpp"
+
 namespace {
 
-struct scratch_dir {
-  std::string path;
-  scratch_dir() {
-    char tmpl[] = "/tmp/warmup-test-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~scratch_dir() { (void)std::system(("rm -rf '" + path + "'").c_str()); }
-};
-
-// The folder's entries, sorted, without "." and "..".
-std::vector<std::string> entries_of(const std::string& dir) {
-  std::vector<std::string> out;
-  DIR* d = ::opendir(dir.c_str());
-  REQUIRE(d != nullptr);
-  while (const dirent* e = ::readdir(d))
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) out.emplace_back(e->d_name);
-  ::closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using warmup_test::entries_of;
+using warmup_test::read_all;
+using warmup_test::scratch_dir;
 
 }  // namespace
 

@@ -96,8 +96,7 @@ bool write_output(const std::string& path, const std::string& text) {
     std::cout << text << std::flush;
     return bool(std::cout);
   }
-  namespace d = warmup::detail;
-  const std::string error = d::is_special_file(path) ? d::write_special_file(path, text) : warmup::write_file_atomically(path, text);
+  const std::string error = warmup::write_file_atomically(path, text);
   if (!error.empty()) std::cerr << "warmup-report: " << error << '\n';
   return error.empty();
 }

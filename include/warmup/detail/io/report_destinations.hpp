@@ -6,30 +6,28 @@
 
 #include "warmup/config.hpp"
 
-#include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
+#include <ctime>
 #include <iostream>
 #include <iterator>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#if defined(__linux__)
-#include <sys/random.h>
-#endif
 
 #include "warmup/detail/io/csv_writer.hpp"
 #include "warmup/detail/busy.hpp"
 #include "warmup/detail/io/json_writer.hpp"
+#include "warmup/detail/io/path_target.hpp"
 #include "warmup/detail/io/table_writer.hpp"
 #include "warmup/report.hpp"
 #include "warmup/detail/io/svg_writer.hpp"
@@ -41,46 +39,8 @@ namespace detail {
 /// Whether write_report_to says what is wrong with a destination list, or start-up already did.
 enum class spec_errors { say, already_said };
 inline bool write_report_to(const report& r, std::string_view spec, bool forked,
-                            spec_errors errors = spec_errors::say) noexcept;
+                            spec_errors errors = spec_errors::say, std::int64_t started_ms = -1) noexcept;
 
-/// Writes all of `text` to `fd`, through partial writes and signals; returns 0 or the errno.
-inline int write_all(int fd, const std::string& text) noexcept {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return n < 0 ? errno : EIO;
-    done += static_cast<std::size_t>(n);
-  }
-  return 0;
-}
-
-/// A message naming why a file could not be written, the reason first: a long path is what
-/// gets cut, never why.
-inline std::string cannot_write(const std::string& path, int e) {
-  return std::string("cannot write (") + std::strerror(e) + ") '" + path + "'";
-}
-
-/// The folder part of `path` with its slash, "" for a bare name: a file's temporary is made
-/// there, so that the rename that puts it in place stays on one file system.
-inline std::string folder_of(const std::string& path) {
-  const std::size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? std::string{} : path.substr(0, slash + 1);
-}
-
-/// 64 bits no other user can guess, for temporary file names: from the kernel's random source
-/// when it answers at once, else mixed from the clock, the pid and a counter.
-inline std::uint64_t unpredictable() noexcept {
-  std::uint64_t v = 0;
-#if defined(__linux__)
-  if (::getrandom(&v, sizeof v, GRND_NONBLOCK) == static_cast<ssize_t>(sizeof v)) return v;
-#endif
-  static std::atomic<std::uint64_t> counter{0};
-  v = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  v ^= static_cast<std::uint64_t>(::getpid()) << 32;
-  v ^= (counter.fetch_add(1, std::memory_order_relaxed) + 1) * 0x9E3779B97F4A7C15ULL;
-  return v;
-}
 }  // namespace detail
 WARMUP_END_NAMESPACE
 
@@ -167,29 +127,107 @@ inline std::string tagged_path(std::string_view path, std::string_view tag) {
   return std::string(path.substr(0, dot)) + "." + std::string(tag) + std::string(path.substr(dot));
 }
 
-/// A destination that exists and is no regular file (a terminal, `/dev/stdout`, a pipe,
-/// `/dev/fd/N`) is written in place: no temporary file can be renamed over it. Opened without
-/// blocking, so a FIFO nobody reads fails at once instead of hanging the program.
-inline bool is_special_file(const std::string& path) noexcept {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+/// The report files this process wrote, each of which its later reports replace: device,
+/// inode and the time of its writing (an inode freed by a replaced report can come back as
+/// another process's file). Held while one of its threads decides where a report goes and puts
+/// it there.
+struct own_report_files {
+  struct file {
+    dev_t device;
+    ino_t inode;
+    std::int64_t written_ns;
+  };
+  std::mutex m;
+  std::vector<file> files;
+
+  static std::int64_t written_ns(const struct stat& st) {
+    return std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  }
+  bool holds(const struct stat& st) const {
+    for (const file& f : files)
+      if (f.device == st.st_dev && f.inode == st.st_ino && f.written_ns == written_ns(st)) return true;
+    return false;
+  }
+  void add(const struct stat& st) {
+    for (file& f : files)
+      if (f.device == st.st_dev && f.inode == st.st_ino) {
+        f.written_ns = written_ns(st);
+        return;
+      }
+    files.push_back({st.st_dev, st.st_ino, written_ns(st)});
+  }
+};
+inline own_report_files& own_reports() {
+  static own_report_files o;
+  return o;
 }
 
-inline std::string write_special_file(const std::string& path, const std::string& text) {
-  const auto failed = [&](int e) { return cannot_write(path, e); };
-  const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return failed(errno == ENXIO ? EPIPE : errno);
-  (void)::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  const int error = write_all(fd, text);
-  ::close(fd);
-  return error == 0 ? std::string{} : failed(error);
+/// An advisory lock on a folder while a process decides which file its report takes and
+/// renames it there, so that two processes never both take one path. Waits at most 5 s (a
+/// process stopped while holding it delays the report, never hangs it); unlocked where the
+/// folder cannot be opened or locked.
+class folder_lock {
+ public:
+  explicit folder_lock(const std::string& folder) noexcept
+      : fd_(::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    for (int waited_ms = 0; fd_ >= 0 && ::flock(fd_, LOCK_EX | LOCK_NB) != 0; ++waited_ms) {
+      if ((errno != EWOULDBLOCK && errno != EINTR) || waited_ms == 5000) {
+        ::close(fd_);
+        fd_ = -1;
+        return;
+      }
+      const timespec ms{0, 1000000};
+      ::nanosleep(&ms, nullptr);
+    }
+  }
+  ~folder_lock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+  }
+  folder_lock(const folder_lock&) = delete;
+  folder_lock& operator=(const folder_lock&) = delete;
+
+ private:
+  int fd_;
+};
+
+/// Writes this process's report to the regular file `path` (or none yet), losing no other
+/// process's: `path` is taken where it does not exist, was last written before this process
+/// started (`started_ms`, wall-clock ms: an earlier run's) or by this process itself; where
+/// another process wrote it since, the report goes beside it, tagged with the pid
+/// (`report.4242.json`, then `report.4242.2.json`, ...), and `moved` says where. `started_ms`
+/// below 0: `path` is replaced whatever wrote it. Returns why it failed, or "".
+inline std::string write_own_report(const std::string& path, const std::string& text, std::int64_t started_ms, int pid,
+                                    std::string& moved) {
+  if (started_ms < 0) return replace_file(path, text);
+  own_report_files& own = own_reports();
+  const std::lock_guard<std::mutex> mine(own.m);
+  const folder_lock theirs(folder_of(path));
+  std::string target = path;
+  for (int n = 1;; ++n) {
+    struct stat st {};
+    if (::lstat(target.c_str(), &st) != 0) break;  // none yet (or unreadable: the write says)
+    const std::int64_t written_ms = std::int64_t(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+    if (S_ISREG(st.st_mode) && (written_ms < started_ms || own.holds(st))) break;
+    if (n == 1000) return cannot_write(path, EEXIST);
+    target = tagged_path(path, std::to_string(pid) + (n == 1 ? "" : "." + std::to_string(n)));
+  }
+  struct stat written {};
+  std::string why = replace_file(target, text, &written);
+  if (!why.empty()) return why;
+  own.add(written);
+  if (target != path) moved = target;
+  return {};
 }
 
 /// write_report: placeholders expanded, and a file of a rank above 0 or of a forked child
-/// tagged with them where its path does not place them (file_tag). What the spec
-/// names wrongly or cannot be written goes to stderr as the table, so nothing measured is lost.
-/// The report at exit passes `spec_errors::already_said`: start-up said what was wrong.
-inline bool write_report_to(const report& r, std::string_view spec, bool forked, spec_errors errors) noexcept {
+/// tagged with them where its path does not place them (file_tag). A path is what `target_of`
+/// says (links followed; this process's descriptors, devices and FIFOs written in place); a
+/// file another process of this run wrote is kept, and this report goes beside it with a
+/// message (write_own_report; `started_ms` below 0: replaced). What the spec names wrongly or
+/// cannot be written goes to stderr as the table, so nothing measured is lost. The report at
+/// exit passes `spec_errors::already_said`: start-up said what was wrong.
+inline bool write_report_to(const report& r, std::string_view spec, bool forked, spec_errors errors,
+                            std::int64_t started_ms) noexcept {
   const busy_section busy;
   WARMUP_TRY {
     std::vector<report_destination> dests;
@@ -214,12 +252,21 @@ inline bool write_report_to(const report& r, std::string_view spec, bool forked,
         table_to_stderr = table_to_stderr || (d.target == "stderr" && d.format == report_format::table);
         continue;
       }
-      // Whether it is a FIFO or a terminal is asked of the path placeholders name, never of
-      // the path as written: `pipe_r%r.json` stands for `pipe_r0.json`.
+      // What the path is (a FIFO, a link, a descriptor) is asked of the path placeholders
+      // name, never of the path as written: `pipe_r%r.json` stands for `pipe_r0.json`.
       const std::string tag = file_tag(d.target, r.identity, forked);
       d.target = expand_placeholders(d.target, r.identity);
-      if (!tag.empty() && !is_special_file(d.target)) d.target = tagged_path(d.target, tag);
-      const std::string why = is_special_file(d.target) ? write_special_file(d.target, text) : write_file_atomically(d.target, text);
+      path_target t = target_of(d.target);
+      if (!tag.empty() && t.kind == path_target::file) t = target_of(tagged_path(t.path, tag));
+      std::string why, moved;
+      if (t.kind == path_target::file) {
+        why = write_own_report(t.path, text, started_ms, r.identity.pid, moved);
+        if (!moved.empty())
+          std::fprintf(stderr, "warmup: another process wrote '%s' while this one ran; this process's report is '%s' beside it\n",
+                       detail::printable(t.path, 300).c_str(), detail::printable(moved, 300).c_str());
+      } else {
+        why = write_target(d.target, t, text);
+      }
       if (!why.empty()) {
         ok = false;
         std::fprintf(stderr, "warmup: %s; the report goes to stderr instead\n", detail::printable(why, 600).c_str());
@@ -237,8 +284,5 @@ inline bool write_report_to(const report& r, std::string_view spec, bool forked,
 }  // namespace detail
 WARMUP_END_NAMESPACE
 
-WARMUP_BEGIN_NAMESPACE
-
-WARMUP_END_NAMESPACE
 
 #include "warmup/detail/header_end.hpp"

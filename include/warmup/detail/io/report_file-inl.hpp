@@ -59,30 +59,16 @@ WARMUP_DETAIL_RUNTIME bool parse_destinations(std::string_view spec, std::vector
 }
 
 WARMUP_DETAIL_RUNTIME std::string write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string dir = detail::folder_of(path);
-  const auto failed = [&](int e) { return detail::cannot_write(path, e); };
-  int fd = -1;
-  std::string tmp;
-  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
-    char name[48];
-    std::snprintf(name, sizeof name, ".warmup-%016llx.tmp", static_cast<unsigned long long>(detail::unpredictable()));
-    tmp = dir + name;
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) break;
-  }
-  if (fd < 0) return failed(errno);
-  int error = detail::write_all(fd, text);
-  if (::close(fd) != 0 && error == 0) error = errno;
-  if (error == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) error = errno;
-  if (error != 0) {
-    ::unlink(tmp.c_str());
-    return failed(error);
-  }
-  return {};
+  return detail::write_target(path, detail::target_of(path), text);
 }
 
 WARMUP_DETAIL_RUNTIME bool write_report(const report& r, std::string_view spec) noexcept {
-  return detail::write_report_to(r, spec, false);
+#if WARMUP_ENABLED
+  const std::int64_t started_ms = detail::once().start_wall_ms.load(std::memory_order_relaxed);
+#else
+  const std::int64_t started_ms = -1;  // no run to keep apart: the path is replaced
+#endif
+  return detail::write_report_to(r, spec, false, detail::spec_errors::say, started_ms);
 }
 
 WARMUP_DETAIL_RUNTIME bool write_report_at_exit_now() noexcept {

@@ -83,7 +83,8 @@ inline bool write_exit_report() noexcept {
         "calling exit?), where writing one could hang or crash it\n");
     return false;
   }
-  write_report_to(snapshot(), spec, report_goes_beside(), spec_errors::already_said);
+  write_report_to(snapshot(), spec, report_goes_beside(), spec_errors::already_said,
+                  once().start_wall_ms.load(std::memory_order_relaxed));
   return true;
 }
 
