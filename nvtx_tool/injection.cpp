@@ -278,7 +278,10 @@ bool install(const NvtxExportTableCallbacks* cb, NvtxCallbackModule module, bool
   return true;
 }
 
-void at_exit() { say_what_was_left(); }
+void at_exit() {
+  say_what_was_left();
+  say_if_no_domain_counted();
+}
 
 /// Once per process: the hooks at exit and fork. Registered at the first NVTX call, after
 /// warmup's report at exit was (the library starts as this tool is loaded), so they run before it.

@@ -66,6 +66,7 @@ struct pushing_threads {
   std::mutex m;
   std::vector<thread_ranges*> live;
   std::uint64_t left_by_ended = 0;
+  std::uint64_t left_out_by_ended = 0;  ///< ranges WARMUP_NVTX_DOMAINS left out, of threads that ended
   std::string first_unclosed;  ///< a range that was never closed, to name in the notice
 };
 pushing_threads& pushers() {
@@ -82,6 +83,7 @@ struct thread_ranges {
   std::size_t beyond = 0;  ///< pushes past max_frames still open: not kept
   std::string name;
   std::atomic<std::size_t> open{0};  ///< frames.size() + beyond
+  std::atomic<std::uint64_t> left_out{0};  ///< ranges WARMUP_NVTX_DOMAINS left out; stored by this thread only
   bool listed = false;
   /// The sites of the messages this thread passed lately, by the message's address: a C string
   /// passed again from the same place (a literal, a kept string) is found by one comparison of
@@ -122,6 +124,7 @@ struct thread_ranges {
           break;
         }
       p.left_by_ended += frames.size() + beyond;
+      p.left_out_by_ended += left_out.load(std::memory_order_relaxed);
       if (p.first_unclosed.empty() && !frames.empty() && frames.front().call.s != nullptr)
         p.first_unclosed = frames.front().call.s->name;
     } catch (...) {
@@ -269,8 +272,11 @@ handles& made() {
   try {
     std::string_view text = m.ascii != nullptr ? std::string_view{m.ascii} : m.text;
     const registered* reg = m.registered != nullptr ? registered_of(m.registered) : nullptr;
-    if (reg != nullptr) {
+    if (reg != nullptr && reg->owner == &d) {
       n = wd::lookup(op_kind::region, reg->site);
+    } else if (reg != nullptr) {  // pushed in another domain than its own: the range is this one's
+      site_name(t.name, d.prefix, reg->text, config().varying);
+      n = wd::lookup(op_kind::region, t.name);
     } else if (text.empty()) {
       // No text: a null message, a registered handle NVTX never gave, attributes too small.
       return wd::lookup(op_kind::region, no_message);
@@ -297,10 +303,20 @@ handles& made() {
   return n;
 }
 
+/// A range of a domain WARMUP_NVTX_DOMAINS leaves out: counted for the notice at exit, which
+/// says where the setting named no domain the program used. None for warmup's own domain.
+[[gnu::noinline]] wd::named_site* left_out(const domain& d, thread_ranges& t) noexcept {
+  if (d.own) return nullptr;
+  t.left_out.store(t.left_out.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  if (!d.left_out.load(std::memory_order_relaxed)) d.left_out.store(true, std::memory_order_relaxed);
+  return nullptr;
+}
+
 /// The site of a range's message in `d`, or none where the domain is not counted or the library
 /// is not measuring. Inline: a message the thread passed lately costs no call at all.
 inline wd::named_site* site_of(const domain& d, const message& m, thread_ranges& t) noexcept {
-  if (!d.counted || !wd::measuring.load(std::memory_order_relaxed)) return nullptr;
+  if (!d.counted) return left_out(d, t);
+  if (!wd::measuring.load(std::memory_order_relaxed)) return nullptr;
   const void* key = m.registered != nullptr ? static_cast<const void*>(m.registered) : static_cast<const void*>(m.ascii);
   thread_ranges::recent& r = t.seen[thread_ranges::slot_of(key)];
   // A handle's entry has no text; a C string's has its site's (a handle's value may equal an address).
@@ -357,6 +373,7 @@ domain* make_domain(std::string name) {
   if (handle == 0) return nullptr;  // the object stays, unused: handles are never taken back
   d.handle = reinterpret_cast<nvtxDomainHandle_t>(handle);
   d.counted = domain_counted(config().domains, name, false);
+  d.own = name == "warmup";
   d.prefix = domain_prefix(name);
   d.name = std::move(name);
   return &d;
@@ -366,6 +383,7 @@ registered* make_registered(domain& d, std::string text) {
   handles& h = made();
   std::lock_guard<std::mutex> lock(h.m);
   registered& r = h.strings.emplace_back();
+  r.owner = &d;
   site_name(r.site, d.prefix, text, config().varying);
   r.text = std::move(text);
   const std::uintptr_t handle = h.string_handles.add(&r);
@@ -618,6 +636,24 @@ void say_what_was_left() noexcept {
   }
 }
 
+bool ranges_measured() noexcept { return troubles().measured.load(std::memory_order_relaxed); }
+
+std::uint64_t ranges_left_out(std::vector<std::string>& domains) {
+  std::uint64_t n = 0;
+  {
+    pushing_threads& p = pushers();
+    std::lock_guard<std::mutex> lock(p.m);
+    n = p.left_out_by_ended;
+    for (const thread_ranges* r : p.live) n += r->left_out.load(std::memory_order_relaxed);
+  }
+  if (default_domain().left_out.load(std::memory_order_relaxed)) domains.emplace_back("default");
+  handles& h = made();
+  std::lock_guard<std::mutex> lock(h.m);
+  for (const domain& d : h.domains)
+    if (d.left_out.load(std::memory_order_relaxed)) domains.push_back(d.name);
+  return n;
+}
+
 void after_fork_in_child() noexcept {
   // The child starts clean (the library resets its sites): the parent's open ranges are no
   // calls of the child's, and its other threads (and their locks) are gone.
@@ -630,6 +666,7 @@ void after_fork_in_child() noexcept {
     t->frames.clear();
     t->beyond = 0;
     t->open.store(0, std::memory_order_relaxed);
+    t->left_out.store(0, std::memory_order_relaxed);
     t->list();
   }
 }

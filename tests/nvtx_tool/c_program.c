@@ -296,6 +296,33 @@ static int slot(void) {
   return 0;
 }
 
+/* One range, for the checks of a setting's spellings. */
+static int one(void) {
+  nvtxRangePushA("one.range");
+  nvtxRangePop();
+  return 0;
+}
+
+/* A string registered in one domain and pushed in another, and in NVTX's default domain: each
+ * range is the domain's it was pushed in. */
+static int cross(void) {
+  nvtxDomainHandle_t nccl = nvtxDomainCreateA("NCCL");
+  nvtxDomainHandle_t other = nvtxDomainCreateA("other");
+  nvtxStringHandle_t shared = nvtxDomainRegisterStringA(nccl, "Shared");
+  nvtxEventAttributes_t a = attributes();
+  a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+  a.message.registered = shared;
+  for (int i = 0; i < 2; ++i) {
+    nvtxDomainRangePushEx(nccl, &a);
+    nvtxDomainRangePop(nccl);
+    nvtxDomainRangePushEx(other, &a);
+    nvtxDomainRangePop(other);
+    nvtxRangePushEx(&a);
+    nvtxRangePop();
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const char* what = argc > 1 ? argv[1] : "ranges";
   if (strcmp(what, "ranges") == 0) return ranges();
@@ -306,6 +333,9 @@ int main(int argc, char** argv) {
   if (strcmp(what, "signal") == 0) return signal_exit();
   if (strcmp(what, "blocked") == 0) return blocked();
   if (strcmp(what, "slot") == 0) return slot();
-  fprintf(stderr, "usage: %s ranges|misbehave|many|deep|unended|signal|blocked|slot [N]\n", argv[0]);
+  if (strcmp(what, "one") == 0) return one();
+  if (strcmp(what, "cross") == 0) return cross();
+  fprintf(stderr, "usage: %s ranges|misbehave|many|deep|unended|signal|blocked|slot|one|cross [N]\n",
+          argv[0]);
   return 2;
 }
