@@ -4,6 +4,8 @@
 
 #include "device_time.hpp"
 #include "known_name.hpp"
+#include "late_ranges.hpp"
+#include "run_status.hpp"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -426,6 +428,7 @@ message message_of(const nvtxEventAttributes_t* a, std::string& buffer) noexcept
 }
 
 int push(domain& d, const message& m) noexcept {
+  if (__builtin_expect(run_status::armed.load(std::memory_order_relaxed), 0)) run_status::range_began();
   thread_ranges* const where = here();
   if (where == nullptr) return 0;
   thread_ranges& t = *where;
@@ -486,7 +489,9 @@ int pop(domain& d) noexcept {
   if (where != nullptr && !where->frames.empty() && where->frames.back().d == &d && where->frames.back().serial == 0) {
     thread_ranges& t = *where;
     frame& f = t.frames.back();
+    const bool measured = f.call.s != nullptr;
     f.call.end();  // first: what follows is not the range's time
+    if (__builtin_expect(late::counting.load(std::memory_order_relaxed), 0) && measured) late::ended();
     const int depth = f.depth;
     t.frames.pop_back();
     t.open.store(t.frames.size() + t.beyond, std::memory_order_relaxed);
@@ -495,7 +500,9 @@ int pop(domain& d) noexcept {
   for (std::size_t i = where != nullptr ? where->frames.size() : 0; i-- > 0;) {
     thread_ranges& t = *where;
     if (t.frames[i].d != &d) continue;
+    const bool measured = t.frames[i].call.s != nullptr;
     t.frames[i].call.end();  // first: what follows is not the range's time
+    if (__builtin_expect(late::counting.load(std::memory_order_relaxed), 0) && measured) late::ended();
     if (t.frames[i].serial != 0) close_device_side(t, i);
     const int depth = t.frames[i].depth;
     t.frames.erase(t.frames.begin() + static_cast<std::ptrdiff_t>(i));
@@ -516,6 +523,7 @@ int pop(domain& d) noexcept {
 }
 
 nvtxRangeId_t start(domain& d, const message& m, nvtxRangeId_t next_id) noexcept {
+  if (__builtin_expect(run_status::armed.load(std::memory_order_relaxed), 0)) run_status::range_began();
   started_table& s = started();
   const nvtxRangeId_t id = s.last.fetch_add(1, std::memory_order_relaxed) + 1;
   thread_ranges* const t = here();
@@ -558,7 +566,9 @@ nvtxRangeId_t end(nvtxRangeId_t id) noexcept {
     }
   }
   if (found) {
+    const bool measured = c.s != nullptr;
     c.end();
+    if (__builtin_expect(late::counting.load(std::memory_order_relaxed), 0) && measured) late::ended();
     return next;
   }
   if (troubles().bad_ends.fetch_add(1, std::memory_order_relaxed) == 0) {

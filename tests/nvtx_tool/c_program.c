@@ -323,6 +323,47 @@ static int cross(void) {
   return 0;
 }
 
+/* Ranges, then exec: this process image ends without its exit handlers, so without a report. */
+static int exec_after_ranges(void) {
+  nvtxRangePushA("exec.range");
+  nvtxRangePop();
+  fflush(stdout);
+  execl("/bin/true", "true", (char*)NULL);
+  return 1;
+}
+
+/* NVTX_INJECTION64_PATH replaced before the first NVTX call: NVTX loads no tool of warmup's. */
+static int replace_injection(void) {
+  setenv("NVTX_INJECTION64_PATH", "/nonexistent/another_tool.so", 1);
+  nvtxRangePushA("replaced.range");
+  nvtxRangePop();
+  return 0;
+}
+
+/* Waits inside a range for a signal (the launcher's forwarding is checked): SIGTERM ends it with
+ * exit status 5 through its handler, after "ready" on stdout. */
+static volatile sig_atomic_t got_term = 0;
+static void note_term(int sig) {
+  (void)sig;
+  got_term = 1;
+}
+static int wait_for_term(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = note_term;
+  sigaction(SIGTERM, &sa, NULL);
+  sigset_t term, before;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  sigprocmask(SIG_BLOCK, &term, &before); /* taken only inside sigsuspend: none lost before it */
+  nvtxRangePushA("wait.range");
+  printf("ready\n");
+  fflush(stdout);
+  while (!got_term) sigsuspend(&before);
+  nvtxRangePop();
+  return 5;
+}
+
 int main(int argc, char** argv) {
   const char* what = argc > 1 ? argv[1] : "ranges";
   if (strcmp(what, "ranges") == 0) return ranges();
@@ -335,7 +376,20 @@ int main(int argc, char** argv) {
   if (strcmp(what, "slot") == 0) return slot();
   if (strcmp(what, "one") == 0) return one();
   if (strcmp(what, "cross") == 0) return cross();
-  fprintf(stderr, "usage: %s ranges|misbehave|many|deep|unended|signal|blocked|slot|one|cross [N]\n",
+  if (strcmp(what, "exec") == 0) return exec_after_ranges();
+  if (strcmp(what, "replace") == 0) return replace_injection();
+  if (strcmp(what, "wait") == 0) return wait_for_term();
+  if (strcmp(what, "exit") == 0) { /* a range, then exit(N) */
+    one();
+    exit(argc > 2 ? atoi(argv[2]) : 0);
+  }
+  if (strcmp(what, "kill") == 0) { /* inside a range, killed by SIGTERM: no report */
+    nvtxRangePushA("kill.range");
+    signal(SIGTERM, SIG_DFL);
+    raise(SIGTERM);
+    return 1;
+  }
+  fprintf(stderr, "usage: %s ranges|misbehave|many|deep|unended|signal|blocked|slot|one|cross|exec|replace|wait|exit|kill [N]\n",
           argv[0]);
   return 2;
 }

@@ -14,6 +14,8 @@ import subprocess
 import sys
 import tempfile
 
+from launcher_checks import check_launcher
+
 TOOL, THREAD_SLOT, C_PROGRAM, CPP_PROGRAM, CAPTURE, SCOPES, REPORT_TOOL = sys.argv[1:8]
 WORK = tempfile.mkdtemp(prefix="warmup_nvtx_tool_")
 
@@ -164,6 +166,15 @@ def test_device_setting_takes_every_on_off_spelling():
             assert off_said in n and "neither" not in n, (value, n)
         else:
             assert f"WARMUP_NVTX_DEVICE='{value}' is neither on nor off" in n, (value, n)
+
+
+def test_ranges_after_the_report_are_counted():
+    # In an exit handler registered before the first NVTX call and in a static object's
+    # destructor: after the report, so in none; counted, and said at the very end.
+    r, err = run(CPP_PROGRAM, "late")
+    assert calls(r) == {"late.main": 1}, calls(r)
+    assert ("warmup: 2 NVTX ranges ended after the report was written (in exit handlers or static destructors) "
+            "and are not in it") in err, err
 
 
 def test_cpp_ranges():
@@ -338,6 +349,10 @@ def test_launcher():
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert f"NVTX_INJECTION64_PATH={os.path.realpath(copied_tool)}\n" in p.stdout, p.stdout
+
+
+def test_launcher_says_what_became_of_each_report():
+    check_launcher([REPORT_TOOL, "run"], "warmup-report: run: ", C_PROGRAM, WORK, clean_env)
 
 
 if __name__ == "__main__":

@@ -84,6 +84,7 @@ inline bool write_exit_report() noexcept {
     return false;
   }
   write_report_to(snapshot(), spec, report_goes_beside(), spec_errors::already_said);
+  if (void (*then)() = cuda().after_exit_report.load(std::memory_order_acquire)) then();
   return true;
 }
 
