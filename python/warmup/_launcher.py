@@ -154,7 +154,10 @@ def exit_as(status):
     sys.stdout.flush()
     sys.stderr.flush()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # the child's core file, if any, is the one to read
-    signal.signal(sig, signal.SIG_DFL)
+    try:
+        signal.signal(sig, signal.SIG_DFL)
+    except (OSError, ValueError):  # SIGKILL and SIGSTOP keep their default action: none to set
+        pass
     os.kill(os.getpid(), sig)  # pending while blocked: delivered at the unblock
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
     return 128 + sig
