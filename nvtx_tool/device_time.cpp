@@ -5,6 +5,7 @@
 #include <warmup/detail/analysis/cupti.hpp>
 #include <warmup/detail/record/site.hpp>
 #include <warmup/detail/io/text.hpp>
+#include <warmup/detail/runtime/environment.hpp>
 #include <warmup/detail/runtime/notices.hpp>
 
 #include <algorithm>
@@ -274,11 +275,14 @@ void pop_id() noexcept {
 
 void start(const std::string& v) noexcept {
   try {
-    if (v.empty() || v == "off" || v == "0") return;
-    if (v != "on" && v != "1") {
+    // The library's on/off spellings, as every on/off variable takes them (docs/environment.md).
+    const int setting = v.empty() ? 0 : wd::on_off_value(v);
+    if (setting == 0) return;
+    if (setting < 0) {
       wd::notice_board().raise(wd::notice_kind::nvtx_host_timed,
                                "WARMUP_NVTX_DEVICE='" + wd::printable(v, 40) +
-                                   "' is neither on nor off: the NVTX ranges are host-timed");
+                                   "' is neither on nor off (1, on, true, yes or 0, off, false, no, in any case): "
+                                   "the NVTX ranges are host-timed");
       return;
     }
     asked.store(true, std::memory_order_relaxed);

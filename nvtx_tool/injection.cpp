@@ -12,8 +12,10 @@
 #include <string>
 
 #include "device_time.hpp"
+#include "late_ranges.hpp"
 #include "next_tool.hpp"
 #include "ranges.hpp"
+#include "run_status.hpp"
 
 namespace warmup_nvtx {
 namespace {
@@ -278,7 +280,17 @@ bool install(const NvtxExportTableCallbacks* cb, NvtxCallbackModule module, bool
   return true;
 }
 
-void at_exit() { say_what_was_left(); }
+void at_exit() {
+  say_what_was_left();
+  say_if_no_domain_counted();
+}
+
+/// In a forked child: a process of its own.
+void in_child() noexcept {
+  after_fork_in_child();
+  run_status::after_fork_in_child();
+  late::after_fork_in_child();
+}
 
 /// Once per process: the hooks at exit and fork. Registered at the first NVTX call, after
 /// warmup's report at exit was (the library starts as this tool is loaded), so they run before it.
@@ -286,13 +298,15 @@ void once_per_process() noexcept {
   static std::once_flag once;
   try {
     std::call_once(once, [] {
+      run_status::start();  // before the handlers are installed: the first range is recorded
+      late::watch_the_report();
       prepare();
       (void)config();
       (void)default_domain();
       (void)load_next();
       (void)std::atexit(&at_exit);
       device::start(config().device);  // after: its exit hook, which gives the last ranges their device time, runs first
-      (void)pthread_atfork(nullptr, nullptr, &after_fork_in_child);
+      (void)pthread_atfork(nullptr, nullptr, &in_child);
     });
   } catch (...) {
   }

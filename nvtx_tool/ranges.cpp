@@ -4,6 +4,8 @@
 
 #include "device_time.hpp"
 #include "known_name.hpp"
+#include "late_ranges.hpp"
+#include "run_status.hpp"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -66,6 +68,7 @@ struct pushing_threads {
   std::mutex m;
   std::vector<thread_ranges*> live;
   std::uint64_t left_by_ended = 0;
+  std::uint64_t left_out_by_ended = 0;  ///< ranges WARMUP_NVTX_DOMAINS left out, of threads that ended
   std::string first_unclosed;  ///< a range that was never closed, to name in the notice
 };
 pushing_threads& pushers() {
@@ -82,6 +85,7 @@ struct thread_ranges {
   std::size_t beyond = 0;  ///< pushes past max_frames still open: not kept
   std::string name;
   std::atomic<std::size_t> open{0};  ///< frames.size() + beyond
+  std::atomic<std::uint64_t> left_out{0};  ///< ranges WARMUP_NVTX_DOMAINS left out; stored by this thread only
   bool listed = false;
   /// The sites of the messages this thread passed lately, by the message's address: a C string
   /// passed again from the same place (a literal, a kept string) is found by one comparison of
@@ -122,6 +126,7 @@ struct thread_ranges {
           break;
         }
       p.left_by_ended += frames.size() + beyond;
+      p.left_out_by_ended += left_out.load(std::memory_order_relaxed);
       if (p.first_unclosed.empty() && !frames.empty() && frames.front().call.s != nullptr)
         p.first_unclosed = frames.front().call.s->name;
     } catch (...) {
@@ -269,8 +274,11 @@ handles& made() {
   try {
     std::string_view text = m.ascii != nullptr ? std::string_view{m.ascii} : m.text;
     const registered* reg = m.registered != nullptr ? registered_of(m.registered) : nullptr;
-    if (reg != nullptr) {
+    if (reg != nullptr && reg->owner == &d) {
       n = wd::lookup(op_kind::region, reg->site);
+    } else if (reg != nullptr) {  // pushed in another domain than its own: the range is this one's
+      site_name(t.name, d.prefix, reg->text, config().varying);
+      n = wd::lookup(op_kind::region, t.name);
     } else if (text.empty()) {
       // No text: a null message, a registered handle NVTX never gave, attributes too small.
       return wd::lookup(op_kind::region, no_message);
@@ -297,10 +305,20 @@ handles& made() {
   return n;
 }
 
+/// A range of a domain WARMUP_NVTX_DOMAINS leaves out: counted for the notice at exit, which
+/// says where the setting named no domain the program used. None for warmup's own domain.
+[[gnu::noinline]] wd::named_site* left_out(const domain& d, thread_ranges& t) noexcept {
+  if (d.own) return nullptr;
+  t.left_out.store(t.left_out.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  if (!d.left_out.load(std::memory_order_relaxed)) d.left_out.store(true, std::memory_order_relaxed);
+  return nullptr;
+}
+
 /// The site of a range's message in `d`, or none where the domain is not counted or the library
 /// is not measuring. Inline: a message the thread passed lately costs no call at all.
 inline wd::named_site* site_of(const domain& d, const message& m, thread_ranges& t) noexcept {
-  if (!d.counted || !wd::measuring.load(std::memory_order_relaxed)) return nullptr;
+  if (!d.counted) return left_out(d, t);
+  if (!wd::measuring.load(std::memory_order_relaxed)) return nullptr;
   const void* key = m.registered != nullptr ? static_cast<const void*>(m.registered) : static_cast<const void*>(m.ascii);
   thread_ranges::recent& r = t.seen[thread_ranges::slot_of(key)];
   // A handle's entry has no text; a C string's has its site's (a handle's value may equal an address).
@@ -357,6 +375,7 @@ domain* make_domain(std::string name) {
   if (handle == 0) return nullptr;  // the object stays, unused: handles are never taken back
   d.handle = reinterpret_cast<nvtxDomainHandle_t>(handle);
   d.counted = domain_counted(config().domains, name, false);
+  d.own = name == "warmup";
   d.prefix = domain_prefix(name);
   d.name = std::move(name);
   return &d;
@@ -366,6 +385,7 @@ registered* make_registered(domain& d, std::string text) {
   handles& h = made();
   std::lock_guard<std::mutex> lock(h.m);
   registered& r = h.strings.emplace_back();
+  r.owner = &d;
   site_name(r.site, d.prefix, text, config().varying);
   r.text = std::move(text);
   const std::uintptr_t handle = h.string_handles.add(&r);
@@ -408,6 +428,7 @@ message message_of(const nvtxEventAttributes_t* a, std::string& buffer) noexcept
 }
 
 int push(domain& d, const message& m) noexcept {
+  if (__builtin_expect(run_status::armed.load(std::memory_order_relaxed), 0)) run_status::range_began();
   thread_ranges* const where = here();
   if (where == nullptr) return 0;
   thread_ranges& t = *where;
@@ -468,7 +489,9 @@ int pop(domain& d) noexcept {
   if (where != nullptr && !where->frames.empty() && where->frames.back().d == &d && where->frames.back().serial == 0) {
     thread_ranges& t = *where;
     frame& f = t.frames.back();
+    const bool measured = f.call.s != nullptr;
     f.call.end();  // first: what follows is not the range's time
+    if (__builtin_expect(late::counting.load(std::memory_order_relaxed), 0) && measured) late::ended();
     const int depth = f.depth;
     t.frames.pop_back();
     t.open.store(t.frames.size() + t.beyond, std::memory_order_relaxed);
@@ -477,7 +500,9 @@ int pop(domain& d) noexcept {
   for (std::size_t i = where != nullptr ? where->frames.size() : 0; i-- > 0;) {
     thread_ranges& t = *where;
     if (t.frames[i].d != &d) continue;
+    const bool measured = t.frames[i].call.s != nullptr;
     t.frames[i].call.end();  // first: what follows is not the range's time
+    if (__builtin_expect(late::counting.load(std::memory_order_relaxed), 0) && measured) late::ended();
     if (t.frames[i].serial != 0) close_device_side(t, i);
     const int depth = t.frames[i].depth;
     t.frames.erase(t.frames.begin() + static_cast<std::ptrdiff_t>(i));
@@ -498,6 +523,7 @@ int pop(domain& d) noexcept {
 }
 
 nvtxRangeId_t start(domain& d, const message& m, nvtxRangeId_t next_id) noexcept {
+  if (__builtin_expect(run_status::armed.load(std::memory_order_relaxed), 0)) run_status::range_began();
   started_table& s = started();
   const nvtxRangeId_t id = s.last.fetch_add(1, std::memory_order_relaxed) + 1;
   thread_ranges* const t = here();
@@ -540,7 +566,9 @@ nvtxRangeId_t end(nvtxRangeId_t id) noexcept {
     }
   }
   if (found) {
+    const bool measured = c.s != nullptr;
     c.end();
+    if (__builtin_expect(late::counting.load(std::memory_order_relaxed), 0) && measured) late::ended();
     return next;
   }
   if (troubles().bad_ends.fetch_add(1, std::memory_order_relaxed) == 0) {
@@ -618,6 +646,24 @@ void say_what_was_left() noexcept {
   }
 }
 
+bool ranges_measured() noexcept { return troubles().measured.load(std::memory_order_relaxed); }
+
+std::uint64_t ranges_left_out(std::vector<std::string>& domains) {
+  std::uint64_t n = 0;
+  {
+    pushing_threads& p = pushers();
+    std::lock_guard<std::mutex> lock(p.m);
+    n = p.left_out_by_ended;
+    for (const thread_ranges* r : p.live) n += r->left_out.load(std::memory_order_relaxed);
+  }
+  if (default_domain().left_out.load(std::memory_order_relaxed)) domains.emplace_back("default");
+  handles& h = made();
+  std::lock_guard<std::mutex> lock(h.m);
+  for (const domain& d : h.domains)
+    if (d.left_out.load(std::memory_order_relaxed)) domains.push_back(d.name);
+  return n;
+}
+
 void after_fork_in_child() noexcept {
   // The child starts clean (the library resets its sites): the parent's open ranges are no
   // calls of the child's, and its other threads (and their locks) are gone.
@@ -630,6 +676,7 @@ void after_fork_in_child() noexcept {
     t->frames.clear();
     t->beyond = 0;
     t->open.store(0, std::memory_order_relaxed);
+    t->left_out.store(0, std::memory_order_relaxed);
     t->list();
   }
 }

@@ -32,6 +32,9 @@ settings& config();
 struct domain {
   nvtxDomainHandle_t handle = nullptr;  ///< what NVTX gets: an index, never this object's address
   bool counted = true;
+  bool own = false;  ///< warmup's own domain (its scopes' ranges): never counted, never said left out
+  /// A range of it was left out by WARMUP_NVTX_DOMAINS: the notice names the domains used.
+  mutable std::atomic<bool> left_out{false};
   std::string name;
   std::string prefix;  ///< "[name] ", empty for NVTX's default domain
   nvtxDomainHandle_t next = nullptr;
@@ -50,11 +53,14 @@ domain& domain_of(nvtxDomainHandle_t h) noexcept;
 /// A new domain, with its handle; null where memory ran out or 4M handles were given.
 domain* make_domain(std::string name);
 
-/// A registered string: its text, its site name in its domain, the next tool's handle.
+/// A registered string: its text, its site name in the domain that registered it, the next
+/// tool's handle. A range that pushes it in another domain is that domain's (its site is named
+/// there when the range begins).
 struct registered {
   nvtxStringHandle_t handle = nullptr;  ///< what NVTX gets: an index, as a domain's
   std::string text;
   std::string site;
+  const domain* owner = nullptr;  ///< the domain that registered it
   nvtxStringHandle_t next = nullptr;
 };
 /// A new registered string of `d`, with its handle; null as make_domain.
@@ -92,6 +98,14 @@ nvtxRangeId_t end(nvtxRangeId_t id) noexcept;
 /// At exit, before the report: says that the ranges were host-timed, how many were never
 /// closed, and how many pops found no push.
 void say_what_was_left() noexcept;
+/// The ranges WARMUP_NVTX_DOMAINS left out so far (warmup's own domain's aside), and the names of
+/// the domains they were in ("default" for NVTX's default domain), in the order they were made.
+std::uint64_t ranges_left_out(std::vector<std::string>& domains);
+/// Whether a range was given a site (measured) so far.
+bool ranges_measured() noexcept;
+/// At exit, before the report: where WARMUP_NVTX_DOMAINS named no domain the program made a range
+/// in, says so (domain_filter.cpp).
+void say_if_no_domain_counted() noexcept;
 /// In a forked child: the locks the parent's other threads may have held, free again.
 void after_fork_in_child() noexcept;
 

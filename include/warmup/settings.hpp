@@ -48,6 +48,7 @@ inline constexpr setting_variable variables[] = {
     {"WARMUP_NVTX_VARYING", "(none: the NVTX tool's, docs/nvtx-tool.md)"},
     {"WARMUP_NVTX_NEXT", "(none: the NVTX tool's, docs/nvtx-tool.md)"},
     {"WARMUP_NVTX_DEVICE", "(none: the NVTX tool's, docs/nvtx-tool.md)"},
+    {"WARMUP_NVTX_STATUS", "(none: set by the NVTX tool's launchers, docs/nvtx-tool.md)"},
 };
 
 /// Loads CUPTI and starts collecting cause records, or stops (detail/runtime/settings-inl.hpp). Returns

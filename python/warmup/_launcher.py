@@ -7,14 +7,23 @@ no change to it (docs/nvtx-tool.md). Each NVTX range it opens (PyTorch's `emit_n
 
 The tool is the package's own copy of libwarmup_nvtx.so. An NVTX tool named already in
 NVTX_INJECTION64_PATH (Nsight's, a capture) gets every call through it (WARMUP_NVTX_NEXT).
-Exits as PROGRAM does; 127 where it cannot be found, 2 on bad usage.
+PROGRAM runs as a child: SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to the launcher by a process are
+passed on to it (a terminal's reach it by themselves), and the launcher exits as PROGRAM does (a
+signal that ends it ends the launcher too); 127 where it cannot be found, 2 on bad usage. Once it
+has ended, the launcher says which of its processes made NVTX ranges and wrote no report (an
+exec, _exit, a signal), from the tool's records in a private folder (WARMUP_NVTX_STATUS), or that
+none made a range under the tool (docs/nvtx-tool.md, "What the launcher says").
 
 Pure Python: the package's __init__ runs it before loading its native module when Python was
 started as `python -m warmup`, so that the launcher starts no runtime of its own (no settings
 read, no NVTX or CUPTI loaded): what it measures is the program's.
 """
 import os
+import resource
+import shutil
+import signal
 import sys
+import tempfile
 
 USAGE = "usage: python -m warmup run [-o REPORT] -- PROGRAM [ARGS...]"
 
@@ -42,8 +51,15 @@ def run(args):
         if args[i] == "--":
             i += 1
             break
-        if args[i] == "-o" and i + 1 < len(args):
+        if args[i] == "-o":
+            if i + 1 >= len(args) or args[i + 1] == "--":
+                print(f"warmup: run: -o needs a value (a report: report.json, stderr, ...)\n{USAGE}", file=sys.stderr)
+                return 2
             report = args[i + 1]
+            if not report:
+                print("warmup: run: -o's value is empty; name a report (report.json, stderr, ...), or leave -o out "
+                      f"for WARMUP_REPORT's, else the table on stderr\n{USAGE}", file=sys.stderr)
+                return 2
             i += 2
         elif args[i].startswith("-"):
             print(f"warmup: unknown option {args[i]} for run\n{USAGE}", file=sys.stderr)
@@ -75,10 +91,116 @@ def run(args):
     elif not env.get("WARMUP_REPORT"):
         env["WARMUP_REPORT"] = "stderr"
     try:
-        os.execvpe(program[0], program, env)
+        records = tempfile.mkdtemp(prefix="warmup-run-")
+        env["WARMUP_NVTX_STATUS"] = records
+    except OSError:
+        records = None  # no records: nothing said of them
+    try:
+        pid, status = start_and_wait(program, env)
     except OSError as e:
+        if records:
+            shutil.rmtree(records, ignore_errors=True)
         print(f"warmup: run: cannot start {program[0]}: {e.strerror}", file=sys.stderr)
         return 127 if isinstance(e, FileNotFoundError) else 126
+    if records:
+        say_what_the_tool_recorded(records, " ".join(program), pid, status)
+    return exit_as(status)
+
+
+# The signals waited for: the child's end, and those passed on to it.
+WAITED = {signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
+
+
+def start_and_wait(program, env):
+    """Starts `program` (looked for in PATH) as a child and waits for it; returns its pid and wait
+    status. The signals are blocked and taken with sigwaitinfo, none lost between the start and
+    the wait; one a process sent (si_code <= 0: kill) is passed on, one the terminal sent reached
+    the child's process group, the child included, by itself. The child gets the launcher's mask
+    and the default actions of the signals Python ignores (SIGPIPE, SIGXFSZ), as from a shell.
+
+        pid, status = start_and_wait(["./app", "--port", "8000"], dict(os.environ))
+    """
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, WAITED)
+    if signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # else no status to wait for
+    try:
+        pid = os.posix_spawnp(program[0], program, env, setsigmask=before,
+                              setsigdef=[signal.SIGPIPE, signal.SIGXFSZ])
+    except OSError:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        raise
+    while True:
+        info = signal.sigwaitinfo(WAITED)
+        if info.si_signo == signal.SIGCHLD:
+            try:
+                done, status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:  # reaped by no one we know of: nothing to wait for
+                return pid, 255 << 8
+            if done == pid:
+                return pid, status
+        elif info.si_code <= 0:
+            os.kill(pid, info.si_signo)
+
+
+def exit_as(status):
+    """The launcher's exit status for a child that ended with wait status `status`: its exit code;
+    where a signal ended it, that signal raised on the launcher with its default action (no core
+    file), so that the shell sees the same end (128 + the signal where the launcher outlives it)."""
+    if os.WIFEXITED(status):
+        return os.WEXITSTATUS(status)
+    if not os.WIFSIGNALED(status):
+        return 1
+    sig = os.WTERMSIG(status)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # the child's core file, if any, is the one to read
+    try:
+        signal.signal(sig, signal.SIG_DFL)
+    except (OSError, ValueError):  # SIGKILL and SIGSTOP keep their default action: none to set
+        pass
+    os.kill(os.getpid(), sig)  # pending while blocked: delivered at the unblock
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
+    return 128 + sig
+
+
+def say_what_the_tool_recorded(folder, program, child, status):
+    """Says each process that made NVTX ranges under the tool and ended without writing its report,
+    or, where no process made a range under it, that the program made no NVTX call or set
+    NVTX_INJECTION64_PATH itself; then removes the folder. The records are the tool's
+    (nvtx_tool/run_status.hpp): began.<pid>.<image> at a process's first range ("pid N" and
+    "program ..." lines), report.<pid>.<image> once its report was written."""
+    began, reported = {}, set()
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        kind, _, image = name.partition(".")
+        if kind == "began":
+            try:
+                with open(os.path.join(folder, name), errors="replace") as f:
+                    fields = dict(line.partition(" ")[::2] for line in f.read(4096).splitlines())
+            except OSError:
+                fields = {}
+            began[image] = fields
+        elif kind == "report":
+            reported.add(image)
+    shutil.rmtree(folder, ignore_errors=True)
+    if not names:
+        print(f"warmup: run: no report from {program}: none of its processes made an NVTX range under warmup's "
+              "NVTX tool (it made no NVTX call, or it set NVTX_INJECTION64_PATH itself, to another tool or none, "
+              "before its first)", file=sys.stderr)
+        return
+    for image, fields in sorted(began.items(), key=lambda kv: (int(kv[1].get("pid", "0") or 0), kv[0])):
+        if image in reported:
+            continue
+        pid = int(fields.get("pid", "0") or 0)
+        how = "it called exec or _exit, or a signal ended it"
+        if pid == child and os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            how = f"it was ended by signal {sig} ({signal.strsignal(sig)})"
+        print(f"warmup: run: process {pid} ({fields.get('program', '')}) made NVTX ranges and ended without writing "
+              f"its report ({how}): its ranges are in no report", file=sys.stderr)
 
 
 def main(argv):

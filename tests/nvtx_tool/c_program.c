@@ -296,6 +296,74 @@ static int slot(void) {
   return 0;
 }
 
+/* One range, for the checks of a setting's spellings. */
+static int one(void) {
+  nvtxRangePushA("one.range");
+  nvtxRangePop();
+  return 0;
+}
+
+/* A string registered in one domain and pushed in another, and in NVTX's default domain: each
+ * range is the domain's it was pushed in. */
+static int cross(void) {
+  nvtxDomainHandle_t nccl = nvtxDomainCreateA("NCCL");
+  nvtxDomainHandle_t other = nvtxDomainCreateA("other");
+  nvtxStringHandle_t shared = nvtxDomainRegisterStringA(nccl, "Shared");
+  nvtxEventAttributes_t a = attributes();
+  a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+  a.message.registered = shared;
+  for (int i = 0; i < 2; ++i) {
+    nvtxDomainRangePushEx(nccl, &a);
+    nvtxDomainRangePop(nccl);
+    nvtxDomainRangePushEx(other, &a);
+    nvtxDomainRangePop(other);
+    nvtxRangePushEx(&a);
+    nvtxRangePop();
+  }
+  return 0;
+}
+
+/* Ranges, then exec: this process image ends without its exit handlers, so without a report. */
+static int exec_after_ranges(void) {
+  nvtxRangePushA("exec.range");
+  nvtxRangePop();
+  fflush(stdout);
+  execl("/bin/true", "true", (char*)NULL);
+  return 1;
+}
+
+/* NVTX_INJECTION64_PATH replaced before the first NVTX call: NVTX loads no tool of warmup's. */
+static int replace_injection(void) {
+  setenv("NVTX_INJECTION64_PATH", "/nonexistent/another_tool.so", 1);
+  nvtxRangePushA("replaced.range");
+  nvtxRangePop();
+  return 0;
+}
+
+/* Waits inside a range for a signal (the launcher's forwarding is checked): SIGTERM ends it with
+ * exit status 5 through its handler, after "ready" on stdout. */
+static volatile sig_atomic_t got_term = 0;
+static void note_term(int sig) {
+  (void)sig;
+  got_term = 1;
+}
+static int wait_for_term(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = note_term;
+  sigaction(SIGTERM, &sa, NULL);
+  sigset_t term, before;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  sigprocmask(SIG_BLOCK, &term, &before); /* taken only inside sigsuspend: none lost before it */
+  nvtxRangePushA("wait.range");
+  printf("ready\n");
+  fflush(stdout);
+  while (!got_term) sigsuspend(&before);
+  nvtxRangePop();
+  return 5;
+}
+
 int main(int argc, char** argv) {
   const char* what = argc > 1 ? argv[1] : "ranges";
   if (strcmp(what, "ranges") == 0) return ranges();
@@ -306,6 +374,22 @@ int main(int argc, char** argv) {
   if (strcmp(what, "signal") == 0) return signal_exit();
   if (strcmp(what, "blocked") == 0) return blocked();
   if (strcmp(what, "slot") == 0) return slot();
-  fprintf(stderr, "usage: %s ranges|misbehave|many|deep|unended|signal|blocked|slot [N]\n", argv[0]);
+  if (strcmp(what, "one") == 0) return one();
+  if (strcmp(what, "cross") == 0) return cross();
+  if (strcmp(what, "exec") == 0) return exec_after_ranges();
+  if (strcmp(what, "replace") == 0) return replace_injection();
+  if (strcmp(what, "wait") == 0) return wait_for_term();
+  if (strcmp(what, "exit") == 0) { /* a range, then exit(N) */
+    one();
+    exit(argc > 2 ? atoi(argv[2]) : 0);
+  }
+  if (strcmp(what, "kill") == 0) { /* inside a range, killed by SIGTERM: no report */
+    nvtxRangePushA("kill.range");
+    signal(SIGTERM, SIG_DFL);
+    raise(SIGTERM);
+    return 1;
+  }
+  fprintf(stderr, "usage: %s ranges|misbehave|many|deep|unended|signal|blocked|slot|one|cross|exec|replace|wait|exit|kill [N]\n",
+          argv[0]);
   return 2;
 }

@@ -14,6 +14,8 @@ import subprocess
 import sys
 import tempfile
 
+from launcher_checks import check_launcher
+
 TOOL, THREAD_SLOT, C_PROGRAM, CPP_PROGRAM, CAPTURE, SCOPES, REPORT_TOOL = sys.argv[1:8]
 WORK = tempfile.mkdtemp(prefix="warmup_nvtx_tool_")
 
@@ -113,6 +115,23 @@ def test_domain_setting():
     assert "not warmup's NVTX tool" not in notices(r), notices(r)  # the tool is warmup's: nothing to say
     r, _ = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_DOMAINS": "default"})
     assert "c.outer" in calls(r) and not any(n.startswith("[") for n in calls(r))
+    assert "named no domain" not in notices(r), notices(r)
+
+
+def test_domain_setting_that_keeps_nothing_is_said():
+    # A name in the wrong case keeps no range: said, with the domains the program used and the
+    # ranges left out (every range of the C program's: 956, those of its threads that ended too).
+    r, _ = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_DOMAINS": "nccl,Default"})
+    assert calls(r) == {}, calls(r)
+    assert ("WARMUP_NVTX_DOMAINS=nccl,Default named no domain this program used (it used: default, NCCL, "
+            "wide\u00e9); 956 ranges left out") in notices(r), notices(r)
+
+
+def test_registered_string_pushed_in_another_domain():
+    # Registered in NCCL, pushed in NCCL, in "other" and in the default domain: each range is the
+    # domain's it was pushed in.
+    r, _ = run(C_PROGRAM, "cross")
+    assert calls(r) == {"[NCCL] Shared": 2, "[other] Shared": 2, "Shared": 2}, calls(r)
 
 
 def test_device_time_asked_where_it_cannot_be_had():
@@ -130,6 +149,32 @@ def test_device_time_asked_where_it_cannot_be_had():
             continue  # CUPTI runs here
         assert said in notices(r), notices(r)
         assert "device-timed" not in notices(r), notices(r)
+
+
+def test_device_setting_takes_every_on_off_spelling():
+    # The library's spellings (docs/environment.md), in any case; anything else is said.
+    on_said = ("WARMUP_NVTX_DEVICE=on, but the NVTX ranges are host-timed", " push/pop calls device-timed")
+    off_said = "on the host: a range's device time is measured with WARMUP_NVTX_DEVICE=on"
+    for value in ("1", "on", "ON", "true", "True", "yes", "YES", "0", "off", "Off", "false", "FALSE", "no", "No",
+                  "sometimes", "2", "y"):
+        r, _ = run(C_PROGRAM, "one", env={"WARMUP_NVTX_DEVICE": value})
+        n = notices(r)
+        assert calls(r) == {"one.range": 1}, (value, calls(r))
+        if value.lower() in ("1", "on", "true", "yes"):
+            assert any(said in n for said in on_said) and "neither" not in n, (value, n)
+        elif value.lower() in ("0", "off", "false", "no"):
+            assert off_said in n and "neither" not in n, (value, n)
+        else:
+            assert f"WARMUP_NVTX_DEVICE='{value}' is neither on nor off" in n, (value, n)
+
+
+def test_ranges_after_the_report_are_counted():
+    # In an exit handler registered before the first NVTX call and in a static object's
+    # destructor: after the report, so in none; counted, and said at the very end.
+    r, err = run(CPP_PROGRAM, "late")
+    assert calls(r) == {"late.main": 1}, calls(r)
+    assert ("warmup: 2 NVTX ranges ended after the report was written (in exit handlers or static destructors) "
+            "and are not in it") in err, err
 
 
 def test_cpp_ranges():
@@ -304,6 +349,10 @@ def test_launcher():
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert f"NVTX_INJECTION64_PATH={os.path.realpath(copied_tool)}\n" in p.stdout, p.stdout
+
+
+def test_launcher_says_what_became_of_each_report():
+    check_launcher([REPORT_TOOL, "run"], "warmup-report: run: ", C_PROGRAM, WORK, clean_env)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -89,12 +90,38 @@ int fork_inside(const char* child_report) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+// Ranges after the report at exit: in an exit handler registered before the program's first NVTX
+// call (exit handlers run last registered first; the report's is registered at that call), and in
+// a static object's destructor (its object was made before main).
+bool late_mode = false;
+struct ranges_when_destroyed {
+  ~ranges_when_destroyed() {
+    if (!late_mode) return;
+    nvtxRangePushA("late.static");
+    nvtxRangePop();
+  }
+};
+ranges_when_destroyed made_before_main;
+
+void late_handler() {
+  nvtxRangePushA("late.atexit");
+  nvtxRangePop();
+}
+
+int late() {
+  late_mode = true;
+  std::atexit(late_handler);
+  nvtx3::scoped_range r{"late.main"};
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string what = argc > 1 ? argv[1] : "ranges";
   if (what == "ranges") return ranges();
   if (what == "fork") return fork_inside(argc > 2 ? argv[2] : "");
-  std::fprintf(stderr, "usage: %s ranges|fork\n", argv[0]);
+  if (what == "late") return late();
+  std::fprintf(stderr, "usage: %s ranges|fork|late\n", argv[0]);
   return 2;
 }

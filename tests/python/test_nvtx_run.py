@@ -9,6 +9,9 @@ import sys
 import pytest
 import warmup
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "nvtx_tool"))
+from launcher_checks import check_launcher  # noqa: E402
+
 PROGRAM = os.environ.get("NVTX_TEST_PROGRAM")
 
 
@@ -57,3 +60,9 @@ def test_run_says_what_is_wrong(tmp_path):
     assert r.returncode == 127 and "cannot start" in r.stderr, r.stderr
     r = launch("walk")
     assert r.returncode == 2 and "usage" in r.stderr
+
+
+@pytest.mark.skipif(PROGRAM is None, reason="NVTX_TEST_PROGRAM is set by CTest's `python` test")
+def test_run_says_what_became_of_each_report(tmp_path):
+    # The launcher's promises, checked as for `warmup-report run` (tests/nvtx_tool/launcher_checks.py).
+    check_launcher([sys.executable, "-m", "warmup", "run"], "warmup: run: ", PROGRAM, str(tmp_path), clean_env)

@@ -29,7 +29,8 @@ PYTHON_TARGETS = ["warmup_python", "warmup_test_extension"]
 # mutants only, judged by the CTest test `nvtx_tool` (the tool, the programs it runs under,
 # warmup-report) and the host file of its names.
 NVTX_TOOL_SOURCES = ("nvtx_tool/names.hpp", "nvtx_tool/known_name.hpp", "nvtx_tool/ranges.cpp", "nvtx_tool/injection.cpp", "nvtx_tool/next_tool.cpp",
-                     "nvtx_tool/device_time.cpp", "tools/warmup-report/run.cpp")
+                     "nvtx_tool/device_time.cpp", "nvtx_tool/late_ranges.cpp", "nvtx_tool/run_status.cpp",
+                     "tools/warmup-report/run.cpp", "tools/warmup-report/child.cpp", "tools/warmup-report/tool_records.cpp")
 NVTX_TOOL_TARGETS = ["warmup_nvtx", "warmup_nvtx_c_program", "warmup_nvtx_cpp_program", "warmup_nvtx_next_capture",
                      "warmup_spin_program", "warmup-report"]
 # Every file outside include/warmup that a planted mutant may change.

@@ -1,6 +1,10 @@
 // `warmup-report run -- PROGRAM ARGS...`: starts a program under warmup's NVTX tool
-// (docs/nvtx-tool.md), so that its NVTX ranges are measured with no rebuild.
+// (docs/nvtx-tool.md), so that its NVTX ranges are measured with no rebuild; once it has ended,
+// says which of its processes wrote no report, and why where it can tell.
 #include "run.hpp"
+
+#include "child.hpp"
+#include "tool_records.hpp"
 
 #include <unistd.h>
 
@@ -50,8 +54,18 @@ int run_command(const std::vector<std::string>& args, const char* usage) {
       ++i;
       break;
     }
-    if (args[i] == "-o" && i + 1 < args.size()) {
+    if (args[i] == "-o") {
+      if (i + 1 >= args.size() || args[i + 1] == "--") {
+        std::cerr << "warmup-report: run: -o needs a value (a report: report.json, stderr, ...)\n\n" << usage;
+        return 2;
+      }
       report = args[++i];
+      if (report.empty()) {
+        std::cerr << "warmup-report: run: -o's value is empty; name a report (report.json, stderr, ...), or leave -o "
+                     "out for WARMUP_REPORT's, else the table on stderr\n\n"
+                  << usage;
+        return 2;
+      }
     } else if (!args[i].empty() && args[i][0] == '-') {
       std::cerr << "warmup-report: unknown option " << args[i] << " for run\n\n" << usage;
       return 2;
@@ -86,11 +100,23 @@ int run_command(const std::vector<std::string>& args, const char* usage) {
   setenv("NVTX_INJECTION64_PATH", tool.c_str(), 1);
   if (!report.empty()) setenv("WARMUP_REPORT", report.c_str(), 1);
   else if (const char* r = std::getenv("WARMUP_REPORT"); r == nullptr || *r == '\0') setenv("WARMUP_REPORT", "stderr", 1);
+  // The tool's records of each process it is loaded into, in a folder of this run's own.
+  const std::string records = make_records_folder();
+  if (!records.empty()) setenv("WARMUP_NVTX_STATUS", records.c_str(), 1);
   std::vector<char*> argv;
-  for (std::size_t j = i; j < args.size(); ++j) argv.push_back(const_cast<char*>(args[j].c_str()));
+  std::string program;
+  for (std::size_t j = i; j < args.size(); ++j) {
+    argv.push_back(const_cast<char*>(args[j].c_str()));
+    program += (j == i ? "" : " ") + args[j];
+  }
   argv.push_back(nullptr);
-  execvp(argv[0], argv.data());
-  const int e = errno;
-  std::cerr << "warmup-report: run: cannot start " << args[i] << ": " << std::strerror(e) << "\n";
-  return e == ENOENT ? 127 : 126;  // as a shell says it
+  pid_t pid = 0;
+  int status = 0;
+  if (const int e = start_and_wait(argv.data(), pid, status); e != 0) {
+    if (!records.empty()) rmdir(records.c_str());
+    std::cerr << "warmup-report: run: cannot start " << args[i] << ": " << std::strerror(e) << "\n";
+    return e == ENOENT ? 127 : 126;  // as a shell says it
+  }
+  say_what_the_tool_recorded(records, "warmup-report: run: ", program, pid, status);
+  return exit_as(status);
 }

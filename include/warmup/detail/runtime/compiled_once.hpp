@@ -85,6 +85,7 @@ inline bool write_exit_report() noexcept {
   }
   write_report_to(snapshot(), spec, report_goes_beside(), spec_errors::already_said,
                   once().start_wall_ms.load(std::memory_order_relaxed));
+  if (void (*then)() = cuda().after_exit_report.load(std::memory_order_acquire)) then();
   return true;
 }
 

@@ -89,6 +89,9 @@ struct cuda_state {
   std::atomic<bool> forked{false};
   /// Run at exit before the CUDA runtime's teardown (set when a report at exit is asked for).
   void (*register_before_teardown)() = nullptr;
+  /// Called once the report at exit was written, by whichever copy wrote it: set by warmup's NVTX
+  /// tool, which counts the ranges that end later (in no report) and tells its launcher.
+  std::atomic<void (*)()> after_exit_report{nullptr};
 
   // The library's own costs, reported apart from every measurement.
   std::atomic<std::uint64_t> event_pool_ns{0};

@@ -36,6 +36,7 @@ enum class notice_kind : unsigned {
   nvtx_next,        ///< the tool could not pass NVTX's calls on to WARMUP_NVTX_NEXT
   nvtx_not_chosen,  ///< the NVTX tool was configured but NVTX chose another
   nvtx_host_timed,  ///< how the NVTX tool timed its ranges: on the host, or on the device (WARMUP_NVTX_DEVICE)
+  nvtx_domains,     ///< WARMUP_NVTX_DOMAINS named no domain the program made a range in
   count
 };
 
