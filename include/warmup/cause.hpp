@@ -37,9 +37,6 @@ enum class cause : std::uint8_t {
                      ///< preemption; `cause_time::count` holds the major page faults meanwhile
 };
 
-/// @brief Number of causes.
-inline constexpr std::size_t cause_count = 13;
-
 namespace detail {
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
@@ -47,7 +44,7 @@ namespace detail {
 #endif
 /// Whether `c` is one of the causes above. A switch with no default that misses an enumerator
 /// is an error here (-Wswitch, made one for this function), so a cause added to the enum is
-/// added to this list too, and then cause_count's check below counts it.
+/// added to this list too; cause_count counts the list, and cause_table is checked against it.
 constexpr bool known_cause(cause c) noexcept {
   switch (c) {
     case cause::context_init:
@@ -69,10 +66,17 @@ constexpr bool known_cause(cause c) noexcept {
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif
+
+/// The causes known_cause lists: the enumerators 0, 1, ... up to the first it does not know.
+constexpr std::size_t count_known_causes() noexcept {
+  std::size_t n = 0;
+  while (n < 255 && known_cause(static_cast<cause>(n))) ++n;
+  return n;
+}
 }  // namespace detail
-static_assert(detail::known_cause(static_cast<cause>(cause_count - 1)) &&
-                  !detail::known_cause(static_cast<cause>(cause_count)),
-              "warmup: cause_count must count every cause, and each cause needs its row in cause_table");
+
+/// @brief Number of causes.
+inline constexpr std::size_t cause_count = detail::count_known_causes();
 
 namespace detail {
 /// What a cause's `cause_time::count` counts, and so whether its `where` names something.

@@ -55,7 +55,7 @@ CHANGES = [
     ]),
     ("A cause", [
         ("  waiting,           ///< off the CPU", "  planted_cause,\n  waiting,           ///< off the CPU"),
-        ("inline constexpr std::size_t cause_count = 13;", "inline constexpr std::size_t cause_count = 14;"),
+        ("    case cause::waiting: return true;", "    case cause::planted_cause:\n    case cause::waiting: return true;"),
         ('    {cause::waiting, "waiting",',
          '    {cause::planted_cause, "planted_cause", "planted words", "#123456", cause_evidence::records},\n'
          '    {cause::waiting, "waiting",'),

@@ -292,3 +292,15 @@ TEST_CASE("two and eight processes given one report path at once: every report k
     CHECK(messages == static_cast<std::size_t>(processes - 1));
   }
 }
+
+TEST_CASE("write_report's bad destination list is blamed on write_report, not on WARMUP_REPORT") {
+  scratch_dir dir;
+  const std::string errors = dir.path + "/stderr.txt";
+  const int err = ::open(errors.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  REQUIRE(err >= 0);
+  CHECK(in_child_with(2, err, [] { return !warmup::write_report(small_report(14), ""); }) == 0);
+  ::close(err);
+  const std::string said = read_all(errors);
+  CHECK(said.rfind("warmup: write_report: '' names no destination", 0) == 0);
+  CHECK(said.find("WARMUP_REPORT") == std::string::npos);
+}

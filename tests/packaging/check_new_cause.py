@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""A cause added to warmup::cause is a compile error until it is counted and has its row: one
+"""A cause added to warmup::cause is a compile error until it is listed and has its row: one
 enumerator added after the last cause, in a copy of the headers, first without its case in
-detail::known_cause (the compiler names it), then with it (cause_count's check says what to do).
+detail::known_cause (the compiler names it), then with it and no row in cause_table (the
+table's check says so).
 
 usage: check_new_cause.py COMPILER INCLUDE_DIR [-isystem CUDA_INCLUDE]
 """
@@ -41,12 +42,12 @@ with tempfile.TemporaryDirectory() as tmp:
     if rc == 0 or "newest_cause" not in out:
         failures.append(f"a cause without its case compiled, or the error did not name it (rc {rc}):\n{out[-2000:]}")
     rc, out = compile_with(added.replace(case, "    case cause::waiting: case cause::newest_cause: return true;"), tmp)
-    if rc == 0 or "cause_count must count every cause" not in out:
-        failures.append(f"a cause with its case but not counted compiled, or the error did not say so (rc {rc}):\n"
+    if rc == 0 or "cause_table must list every cause" not in out:
+        failures.append(f"a cause with its case but no row compiled, or the error did not say so (rc {rc}):\n"
                         f"{out[-2000:]}")
 
 for f in failures:
     print("FAIL " + f)
 if failures:
     sys.exit(1)
-print("a new cause is refused until it is listed, counted and given its row")
+print("a new cause is refused until it is listed and given its row")

@@ -234,7 +234,7 @@ inline bool write_report_to(const report& r, std::string_view spec, bool forked,
     std::string error;
     bool ok = parse_destinations(spec, dests, error);
     if (!ok && errors == spec_errors::say)
-      std::fprintf(stderr, "warmup: WARMUP_REPORT: %s; the table goes to stderr in its place\n", error.c_str());
+      std::fprintf(stderr, "warmup: write_report: %s; the table goes to stderr in its place\n", error.c_str());
     bool table_to_stderr = false;
     const auto table_instead = [&] {
       if (table_to_stderr) return;
