@@ -21,6 +21,7 @@
 #include "warmup/report_file.hpp"
 #include "warmup/until_steady.hpp"
 #include "code_sampler.hpp"
+#include "detached_call.hpp"
 #include "scope_object.hpp"
 #include "streams.hpp"
 
@@ -54,6 +55,7 @@ PYBIND11_MODULE(_warmup, m) {
   m.doc() = "The native half of `import warmup`: use the `warmup` package.";
 
   warmup_python::add_scopes(m);
+  warmup_python::add_detached_calls(m);
   m.def("stream_handle", [](const py::object& s) { return reinterpret_cast<std::uintptr_t>(stream_of(s)); },
         "The integer handle a stream= argument names.");
 
