@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "warmup/json.hpp"
 #include "warmup/prewarm.hpp"
@@ -66,6 +67,15 @@ PYBIND11_MODULE(_warmup, m) {
       .def("to_svg", [](const warmup::report& r) { return warmup::to_svg(r); })
       .def("table", &table_of)
       .def("write", [](const warmup::report& r, const std::string& spec) { return warmup::write_report(r, spec); });
+  m.def(
+      "_destinations_error",
+      [](const std::string& spec) {
+        std::vector<warmup::report_destination> dests;
+        std::string error;
+        (void)warmup::parse_destinations(spec, dests, error);
+        return error;
+      },
+      "What is wrong with a destination list (as WARMUP_REPORT takes it), or ''.");
 
   m.def(
       "snapshot",

@@ -131,7 +131,11 @@ class Report(Record):
     def write(self, spec):
         """Writes to each destination of `spec` ("stderr,report.json,report.svg", as WARMUP_REPORT
         takes); a destination that cannot be written gets its reason on stderr and the table in
-        its place. Raises OSError if any could not be written."""
+        its place. Raises OSError if any could not be written, and ValueError, writing nothing,
+        where `spec` names none or names one wrongly."""
+        error = _warmup._destinations_error(spec)
+        if error:
+            raise ValueError(f"warmup: Report.write: {error}")
         if not self._native.write(spec):
             raise OSError(f"warmup: could not write every destination of {spec!r} (stderr says why)")
 
