@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "warmup/detail/runtime/child_reports.hpp"
 #include "warmup/json.hpp"
 #include "warmup/prewarm.hpp"
 #include "warmup/profile.hpp"
@@ -25,6 +26,7 @@
 #include "detached_call.hpp"
 #include "scope_object.hpp"
 #include "streams.hpp"
+#include "terminate_report.hpp"
 
 namespace py = pybind11;
 using warmup_python::stream_of;
@@ -144,6 +146,18 @@ PYBIND11_MODULE(_warmup, m) {
 
   m.def("write_report_at_exit_now", &warmup::write_report_at_exit_now,
         "WARMUP_REPORT's report now, as at exit, and not again at exit; whether it wrote one.");
+  // Python's multiprocessing children (warmup/_child_processes.py).
+  m.def("_report_beside_parent", &warmup::detail::report_beside_parent,
+        "This process's reports go beside its parent's, tagged with its pid, never over them.");
+  m.def("_report_on_sigterm", &warmup_python::arm_terminate_report,
+        "Where SIGTERM's action is the default: the report at exit is written before it ends the process.");
+  m.def(
+      "_write_child_report",
+      [] {
+        const py::gil_scoped_release unlocked;  // SIGTERM's thread may be writing it: waited for
+        return warmup_python::write_child_report();
+      },
+      "The report at exit now, once, never cut short by SIGTERM; whether this call wrote it.");
   m.def("enable", &warmup::enable, "Measure again after disable().");
   m.def("disable", &warmup::disable, "Stop measuring: scopes cost a load and a branch.");
   m.def("set_attribution", &warmup::set_attribution, py::arg("on"),

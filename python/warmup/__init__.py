@@ -29,6 +29,7 @@ import json as _json  # noqa: E402
 from . import _warmup  # noqa: E402
 from ._warmup import (alloc, context, d2d, d2h, disable, enable, h2d, launch, prewarm_context,  # noqa: E402
                       prewarm_pool, region, set_attribution, set_python_names, stream_handle)
+from . import _child_processes  # noqa: E402,F401 - multiprocessing's children: reports beside the parent's
 from ._timed import timed  # noqa: E402
 
 __all__ = ["Report", "Record", "alloc", "context", "d2d", "d2h", "disable", "enable", "h2d", "launch",
