@@ -13,7 +13,9 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "warmup/detail/runtime/child_reports.hpp"
 #include "warmup/json.hpp"
 #include "warmup/prewarm.hpp"
 #include "warmup/profile.hpp"
@@ -21,8 +23,10 @@
 #include "warmup/report_file.hpp"
 #include "warmup/until_steady.hpp"
 #include "code_sampler.hpp"
+#include "detached_call.hpp"
 #include "scope_object.hpp"
 #include "streams.hpp"
+#include "terminate_report.hpp"
 
 namespace py = pybind11;
 using warmup_python::stream_of;
@@ -54,6 +58,7 @@ PYBIND11_MODULE(_warmup, m) {
   m.doc() = "The native half of `import warmup`: use the `warmup` package.";
 
   warmup_python::add_scopes(m);
+  warmup_python::add_detached_calls(m);
   m.def("stream_handle", [](const py::object& s) { return reinterpret_cast<std::uintptr_t>(stream_of(s)); },
         "The integer handle a stream= argument names.");
 
@@ -64,6 +69,15 @@ PYBIND11_MODULE(_warmup, m) {
       .def("to_svg", [](const warmup::report& r) { return warmup::to_svg(r); })
       .def("table", &table_of)
       .def("write", [](const warmup::report& r, const std::string& spec) { return warmup::write_report(r, spec); });
+  m.def(
+      "_destinations_error",
+      [](const std::string& spec) {
+        std::vector<warmup::report_destination> dests;
+        std::string error;
+        (void)warmup::parse_destinations(spec, dests, error);
+        return error;
+      },
+      "What is wrong with a destination list (as WARMUP_REPORT takes it), or ''.");
 
   m.def(
       "snapshot",
@@ -132,6 +146,18 @@ PYBIND11_MODULE(_warmup, m) {
 
   m.def("write_report_at_exit_now", &warmup::write_report_at_exit_now,
         "WARMUP_REPORT's report now, as at exit, and not again at exit; whether it wrote one.");
+  // Python's multiprocessing children (warmup/_child_processes.py).
+  m.def("_report_beside_parent", &warmup::detail::report_beside_parent,
+        "This process's reports go beside its parent's, tagged with its pid, never over them.");
+  m.def("_report_on_sigterm", &warmup_python::arm_terminate_report,
+        "Where SIGTERM's action is the default: the report at exit is written before it ends the process.");
+  m.def(
+      "_write_child_report",
+      [] {
+        const py::gil_scoped_release unlocked;  // SIGTERM's thread may be writing it: waited for
+        return warmup_python::write_child_report();
+      },
+      "The report at exit now, once, never cut short by SIGTERM; whether this call wrote it.");
   m.def("enable", &warmup::enable, "Measure again after disable().");
   m.def("disable", &warmup::disable, "Stop measuring: scopes cost a load and a branch.");
   m.def("set_attribution", &warmup::set_attribution, py::arg("on"),

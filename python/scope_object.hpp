@@ -54,7 +54,7 @@ struct scope_object {
   PyObject_HEAD
   warmup::op_kind kind;
   PyObject* name;  // a str, owned
-  long long bytes;
+  python_bytes bytes;
   bool on_stream;
   cudaStream_t stream;
   std::vector<std::unique_ptr<open_call>>* open;  // null until the first entry
@@ -63,8 +63,14 @@ struct scope_object {
 template <class Op>
 std::unique_ptr<open_call> open_scope(const scope_object& o, std::string_view name) {
   if constexpr (warmup::detail::takes_bytes<Op>) {
-    if (o.on_stream) return std::make_unique<open_call_of<Op>>(name, o.bytes, o.stream);
-    return std::make_unique<open_call_of<Op>>(name, o.bytes);
+    if (o.bytes.negative != 0) {  // said once by the scope, as in C++
+      if (o.on_stream) return std::make_unique<open_call_of<Op>>(name, o.bytes.negative, o.stream);
+      return std::make_unique<open_call_of<Op>>(name, o.bytes.negative);
+    }
+    if (o.bytes.beyond && warmup::detail::measuring.load(std::memory_order_relaxed))
+      if (warmup::detail::site* s = warmup::detail::find_site(Op::kind, name)) s->bytes_saturated();
+    if (o.on_stream) return std::make_unique<open_call_of<Op>>(name, o.bytes.count, o.stream);
+    return std::make_unique<open_call_of<Op>>(name, o.bytes.count);
   } else {
     if (o.on_stream) return std::make_unique<open_call_of<Op>>(name, o.stream);
     return std::make_unique<open_call_of<Op>>(name);
@@ -180,7 +186,7 @@ PyObject* make_scope(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObje
                  kind.data(), takes_bytes ? ", bytes" : "");
     return nullptr;
   }
-  long long count = 0;
+  python_bytes count;
   cudaStream_t handle = nullptr;
   const bool on_stream = stream != nullptr && stream != Py_None;
   try {

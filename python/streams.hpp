@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <climits>
 #include <cstdint>
 #include <string>
 
@@ -45,16 +46,31 @@ inline cudaStream_t stream_of(const py::handle& s) {
   return reinterpret_cast<cudaStream_t>(static_cast<std::uintptr_t>(v));
 }
 
-/// A byte count as the C++ scopes take it: any integer (a negative one is said once and counted
-/// as 0 bytes, as in C++); one beyond 64 bits is refused.
-inline long long bytes_of(const py::handle& b) {
+/// A byte count as Python passes it, read as the C++ scopes take it.
+struct python_bytes {
+  std::uint64_t count = 0;  ///< from 0 to 2**64 - 1, as C++ takes it
+  long long negative = 0;   ///< where negative, the count (the scope says it once and counts 0 bytes)
+  bool beyond = false;      ///< beyond 2**64 - 1: counted as that, its site's total saturated
+};
+
+/// Any integer: a negative one is said once and counted as 0 bytes, as in C++ (the most negative
+/// 64-bit integer stands for one beyond it); one beyond 2**64 - 1 counts as 2**64 - 1 and makes
+/// its site's byte total saturated, which the report says, as when a sum passes 2**64 - 1.
+///
+///     warmup.h2d("upload", 2**64)   # bytes.first 2**64 - 1, bytes.total_saturated
+inline python_bytes bytes_of(const py::handle& b) {
   if (!py::isinstance<py::int_>(b) || py::isinstance<py::bool_>(b))
     throw py::type_error("warmup: bytes= takes an integer, not " + std::string(py::repr(b)));
   int overflow = 0;
   const long long v = PyLong_AsLongLongAndOverflow(b.ptr(), &overflow);
-  if (overflow > 0) return static_cast<long long>(UINT64_MAX >> 1);
-  if (overflow < 0) return -1;
-  return v;
+  if (overflow < 0) return {0, LLONG_MIN, false};
+  if (overflow == 0) return v < 0 ? python_bytes{0, v, false} : python_bytes{static_cast<std::uint64_t>(v), 0, false};
+  const unsigned long long u = PyLong_AsUnsignedLongLong(b.ptr());
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    return {UINT64_MAX, 0, true};
+  }
+  return {u, 0, false};
 }
 
 }  // namespace warmup_python

@@ -23,14 +23,14 @@
 #define WARMUP_VERSION_STRING "0.4.0"  ///< the three above, as the report writes it
 
 /// @brief The version of what copies of warmup share in one process: the inline namespace every
-/// name lives in (`cuda_warmup::v8`) and the layout of the process anchor, which copies of one
+/// name lives in (`cuda_warmup::v9`) and the layout of the process anchor, which copies of one
 /// version share and copies of two keep apart (docs/scopes-and-builds.md). One number, so the two
 /// cannot drift: it grows when the anchor or anything behind it changes, and with every release,
 /// so that two releases in one program never share a symbol (docs/design.md, "Versions").
 /// \code
 ///   static_assert(WARMUP_ABI_VERSION >= 6, "needs the anchor that names copies kept apart");
 /// \endcode
-#define WARMUP_ABI_VERSION 8
+#define WARMUP_ABI_VERSION 9
 
 /// @brief 1, or 0 where the file is compiled with `WARMUP_DISABLE`: the preprocessor's
 /// `warmup::enabled_at_compile_time`.

@@ -24,19 +24,18 @@ if _launcher.launching():  # `python -m warmup run ...`: launch, with no runtime
     _sys.exit(_launcher.main(_sys.argv[1:]))
 
 import atexit as _atexit  # noqa: E402
-import functools  # noqa: E402
 import json as _json  # noqa: E402
 
 from . import _warmup  # noqa: E402
 from ._warmup import (alloc, context, d2d, d2h, disable, enable, h2d, launch, prewarm_context,  # noqa: E402
                       prewarm_pool, region, set_attribution, set_python_names, stream_handle)
+from . import _child_processes  # noqa: E402,F401 - multiprocessing's children: reports beside the parent's
+from ._timed import timed  # noqa: E402
 
 __all__ = ["Report", "Record", "alloc", "context", "d2d", "d2h", "disable", "enable", "h2d", "launch",
            "nvtx_tool_path", "prewarm_context", "prewarm_pool", "read", "region", "set_attribution", "set_python_names", "snapshot",
            "stream_handle",
            "timed", "until_steady"]
-
-_KINDS = {"context": context, "launch": launch, "region": region}
 
 
 def nvtx_tool_path():
@@ -48,30 +47,6 @@ def nvtx_tool_path():
                                      WARMUP_REPORT="report.json"))
     """
     return _launcher.tool_path()
-
-
-def timed(name=None, kind="region", stream=None):
-    """Times every call of the decorated function as one site (its qualified name by default).
-
-        @warmup.timed("step")
-        def step(batch): ...
-    """
-    if callable(name) and kind == "region" and stream is None:  # @warmup.timed without arguments
-        return timed()(name)
-    if kind not in _KINDS:
-        raise ValueError(f"warmup.timed: kind is one of {sorted(_KINDS)} (copies and allocations take a byte count: "
-                         f"use `with warmup.h2d(name, bytes)`), not {kind!r}")
-    make = _KINDS[kind]
-
-    def wrap(fn):
-        site = name if name is not None else getattr(fn, "__qualname__", repr(fn))
-
-        @functools.wraps(fn)
-        def timed_call(*args, **kwargs):
-            with make(site, stream):
-                return fn(*args, **kwargs)
-        return timed_call
-    return wrap
 
 
 class Record:
@@ -157,7 +132,11 @@ class Report(Record):
     def write(self, spec):
         """Writes to each destination of `spec` ("stderr,report.json,report.svg", as WARMUP_REPORT
         takes); a destination that cannot be written gets its reason on stderr and the table in
-        its place. Raises OSError if any could not be written."""
+        its place. Raises OSError if any could not be written, and ValueError, writing nothing,
+        where `spec` names none or names one wrongly."""
+        error = _warmup._destinations_error(spec)
+        if error:
+            raise ValueError(f"warmup: Report.write: {error}")
         if not self._native.write(spec):
             raise OSError(f"warmup: could not write every destination of {spec!r} (stderr says why)")
 

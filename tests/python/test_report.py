@@ -66,6 +66,19 @@ def test_write_refused_loses_nothing(report, tmp_path, capfd):
     assert str(missing) in err and "report.site" in err  # the reason, then the table in its place
 
 
+def test_write_of_no_destination_names_the_call(report, tmp_path, capfd):
+    # The argument is refused before anything is written, in words naming the call and the
+    # argument (no WARMUP_REPORT was set, nor blamed).
+    for spec, why in (("", "'' names no destination"), (" , ", "' , ' names no destination"),
+                      (str(tmp_path / "r.unknown"), "is neither stdout, stderr, a path ending in")):
+        with pytest.raises(ValueError, match=r"^warmup: Report\.write: ") as e:
+            report.write(spec)
+        assert why in str(e.value)
+    err = capfd.readouterr().err
+    assert "WARMUP_REPORT" not in err and "report.site" not in err
+    assert os.listdir(tmp_path) == []
+
+
 def test_read_refuses_with_a_sentence(tmp_path):
     with pytest.raises(ValueError, match="No such file"):
         warmup.read(str(tmp_path / "absent.json"))

@@ -55,10 +55,24 @@ def test_negative_and_huge_byte_counts():
     with warmup.alloc("scopes.negative", -5):
         pass
     negative = site("scopes.negative", "alloc")
-    assert negative.calls == 1 and negative.bytes is None  # counted as 0 bytes (and said once): none moved
-    with warmup.alloc("scopes.huge", 2 ** 70):
-        pass
-    assert site("scopes.huge", "alloc").bytes.first > 0
+    assert negative.calls == 1 and negative.bytes is None  # counted as 0 bytes: none moved
+    assert any("negative byte count" in n for n in warmup.snapshot().notices)  # and said once
+    saturated = "the byte total passed 2^64 - 1 and is shown saturated; no mean bandwidth"
+    # Every count C++ takes (up to 2**64 - 1) is kept as it is.
+    for n in (2 ** 63, 2 ** 64 - 1):
+        with warmup.h2d(f"scopes.bytes_{n}", n):
+            pass
+        b = site(f"scopes.bytes_{n}", "h2d")
+        assert b.bytes.first == n and b.bytes.total == n and not b.bytes.total_saturated
+        assert saturated not in b.notes
+    # A total past 2**64 - 1 saturates, and the report says so, whether a sum or one count passed it.
+    for name, counts in (("scopes.sum_past", [2 ** 63, 2 ** 63]), ("scopes.huge", [2 ** 70])):
+        for n in counts:
+            with warmup.alloc(name, n):
+                pass
+        b = site(name, "alloc")
+        assert b.bytes.total == 2 ** 64 - 1 and b.bytes.total_saturated and saturated in b.notes
+    assert site("scopes.huge", "alloc").bytes.first == 2 ** 64 - 1
     with pytest.raises(TypeError):
         warmup.h2d("scopes.bad", "many")
     with pytest.raises(TypeError):

@@ -20,10 +20,13 @@ import generate  # noqa: E402
 import schema  # noqa: E402
 
 INCLUDE = os.path.join("include", "warmup")
-# The Python module's own C++ (python/): no mutant is generated there, but planted mutants of
-# tools/mutants may lie in it, named by their path from the root. The module and the C++
-# extension of its tests are built with the programs; the CTest test `python` judges them.
-PYTHON_SOURCES = ("python/module.cpp", "python/scope_object.hpp", "python/streams.hpp", "python/code_sampler.hpp")
+# The Python module's own C++ (python/) and Python (python/warmup/, whose planted mutants are
+# written as text: the build copies the package): no mutant is generated there, but planted
+# mutants of tools/mutants may lie in it, named by their path from the root. The module and the
+# C++ extension of its tests are built with the programs; the CTest test `python` judges them.
+PYTHON_SOURCES = ("python/module.cpp", "python/scope_object.hpp", "python/streams.hpp", "python/code_sampler.hpp",
+                  "python/detached_call.hpp", "python/terminate_report.hpp", "python/warmup/_child_processes.py",
+                  "python/warmup/_timed.py")
 PYTHON_TARGETS = ["warmup_python", "warmup_test_extension"]
 # The NVTX tool's own C++ (nvtx_tool/) and its launcher (`warmup-report run`), likewise: planted
 # mutants only, judged by the CTest test `nvtx_tool` (the tool, the programs it runs under,

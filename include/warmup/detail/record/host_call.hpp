@@ -19,9 +19,12 @@ namespace detail {
 /// bytes. Movable: a tool keeps them in containers.
 ///
 /// A call begun with a shard slot (`begin(s, &slot)`) must end on the thread that began it, as a
-/// scope does; one that may end on another thread (an NVTX start/end range) begins with no slot
-/// and takes its index from the site's counter.
+/// scope does; one that may end on another thread (an NVTX start/end range, a Python coroutine's
+/// run) begins with no slot and takes its index from the site's counter.
 struct host_call {
+  /// How a call ended: an exception that ended it is counted, as a scope counts one.
+  enum class ending { returned, raised };
+
   site* s = nullptr;
   call_ticket call{0, nullptr};
   std::uint64_t start = 0;  ///< ticks of the site's clock
@@ -38,7 +41,7 @@ struct host_call {
   }
 
   /// Ends the call; a second `end` does nothing.
-  WARMUP_HOT_INLINE void end() noexcept {
+  WARMUP_HOT_INLINE void end(ending how = ending::returned) noexcept {
     if (s == nullptr) return;
     site* const where = s;
     s = nullptr;
@@ -47,7 +50,7 @@ struct host_call {
     const std::uint64_t host = stop > start ? stop - start : 0;
     const bool after_idle = where->end_host(call.index, start, stop, host);
     if (call.index == 0 || after_idle) where->cold_call_ends(call.index, start, stop, after_idle);
-    where->end_call(call, host, after_idle, 0, false, false);
+    where->end_call(call, host, after_idle, 0, false, how == ending::raised);
   }
 };
 

@@ -211,6 +211,9 @@ class site final : public device_sink {
     pool_grown_.fetch_add(after - before, std::memory_order_relaxed);
     if (index == 0) pool_first_grown_.store(after - before, std::memory_order_relaxed);
   }
+  /// A call's byte count passed 2^64 - 1 before it reached the site (a Python integer has no
+  /// bound): the total is saturated, as when a sum passes it, and the report says so.
+  void bytes_saturated() noexcept { bytes_overflow_.store(true, std::memory_order_relaxed); }
   /// A copy's host memory was pinned (true) or pageable (false).
   void host_memory(bool pinned) noexcept { (pinned ? host_pinned_ : host_pageable_).fetch_add(1, std::memory_order_relaxed); }
 

@@ -26,6 +26,7 @@
 
 #include "warmup/detail/runtime/cause_store.hpp"
 #include "warmup/detail/analysis/cupti.hpp"
+#include "warmup/detail/runtime/child_reports.hpp"
 #include "warmup/detail/io/report_destinations.hpp"
 #include "warmup/detail/runtime/device_rings.hpp"
 #include "warmup/detail/runtime/environment.hpp"
@@ -58,12 +59,16 @@ inline void read_back_before_teardown() noexcept {
   cuda().closed.store(true, std::memory_order_release);
 }
 
-/// Whether this copy's report at exit goes beside the process's, never over it: a forked child
-/// (a data-loader worker, say) writes beside its parent, and a rank beside the others
+/// Whether this copy's report at exit goes beside the process's, never over it: a child (a
+/// data-loader worker, say) writes beside its parent, and a rank beside the others
 /// (report_destinations.hpp, file_tag); so does a copy of the library kept apart from the process's
 /// anchor (process.hpp), tagged with the pid as a child is.
 inline bool report_goes_beside() noexcept {
-  return cuda().forked.load(std::memory_order_relaxed) || kept_apart() != nullptr;
+  return cuda().beside_parent.load(std::memory_order_relaxed) || kept_apart() != nullptr;
+}
+
+WARMUP_DETAIL_RUNTIME void report_beside_parent() noexcept {  // child_reports.hpp
+  cuda().beside_parent.store(true, std::memory_order_relaxed);
 }
 
 /// The report at exit, once (write_report_at_exit_now may have written it). It makes no CUDA
@@ -117,7 +122,7 @@ inline void after_fork_in_parent() noexcept { release_fork_locks(); }
 /// first device-timed scope says so once. Scopes open across the fork are not recorded.
 inline void after_fork_in_child() noexcept {
   cuda_state& st = cuda();
-  st.forked.store(true, std::memory_order_relaxed);
+  st.beside_parent.store(true, std::memory_order_relaxed);
   if (st.runtime.load(std::memory_order_relaxed) == cuda_state::available) {
     st.forked_after_init.store(true, std::memory_order_relaxed);
     st.runtime.store(cuda_state::unknown, std::memory_order_relaxed);
@@ -263,6 +268,7 @@ WARMUP_END_NAMESPACE
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 inline void ensure_started() noexcept {}  // nothing to start: nothing is measured
+WARMUP_DETAIL_RUNTIME void report_beside_parent() noexcept {}  // child_reports.hpp: no report to place
 [[gnu::weak]] void start_runtime_light_builds_need_warmup_runtime_hpp_in_one_file() noexcept {}
 }  // namespace detail
 WARMUP_END_NAMESPACE

@@ -85,8 +85,9 @@ struct cuda_state {
   std::atomic<bool> closed{false};
   /// Set in a forked child whose parent had initialised CUDA: the driver is unusable there.
   std::atomic<bool> forked_after_init{false};
-  /// Set in any forked child: its report at exit goes to files of its own.
-  std::atomic<bool> forked{false};
+  /// Set in a child process, forked or started afresh by its parent (report_beside_parent): its
+  /// report at exit goes to files of its own, beside its parent's.
+  std::atomic<bool> beside_parent{false};
   /// Run at exit before the CUDA runtime's teardown (set when a report at exit is asked for).
   void (*register_before_teardown)() = nullptr;
   /// Called once the report at exit was written, by whichever copy wrote it: set by warmup's NVTX
