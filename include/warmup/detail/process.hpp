@@ -25,7 +25,7 @@
 /// first copy starts (static initialisation, before `main` for a program), and only read after.
 ///
 /// Copies of two versions (WARMUP_ABI_VERSION, config.hpp) share no code: each version's names
-/// are in an inline namespace of its own (`cuda_warmup::v8`), so neither default visibility nor
+/// are in an inline namespace of its own (`cuda_warmup::v9`), so neither default visibility nor
 /// the dynamic linker's order makes one call the other's functions. They find each other only
 /// here: the anchor's symbol and variable keep one name across versions, and its first 8 bytes
 /// (version, magic) one layout, so that every release reads them. A copy that finds another
