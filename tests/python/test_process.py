@@ -120,22 +120,30 @@ def test_report_at_exit_from_a_signal_handler_calling_sys_exit(tmp_path):
 
 
 def test_two_processes_on_one_report_file(tmp_path):
-    # Both write the same path at once: one complete report wins, none is torn, no temporary
-    # file is left beside it.
+    # Both run at once (each waits for its standard input to end after its work) and write the
+    # same path: each report is kept whole, the later one beside the first with its pid, said on
+    # stderr; no temporary file is left beside them.
     path = tmp_path / "shared.json"
     code = """
-        import warmup
+        import sys, warmup
         for i in range(2000):
             with warmup.region(f"shared.site.{i}"):
                 pass
+        print("ready", flush=True)
+        sys.stdin.read()
         """
-    procs = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)],
+    procs = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=dict(os.environ, WARMUP_REPORT=str(path))) for _ in range(2)]
-    assert [p.wait(timeout=120) for p in procs] == [0, 0]
-    doc = json.loads(path.read_text())
-    assert doc["identity"]["pid"] in {p.pid for p in procs}
-    assert len(doc["sites"]) == 2000
-    assert os.listdir(tmp_path) == ["shared.json"]
+    assert [p.stdout.readline() for p in procs] == ["ready\n"] * 2
+    said = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], said
+    files = sorted(os.listdir(tmp_path))
+    pids = {json.loads((tmp_path / f).read_text())["identity"]["pid"]: f for f in files}
+    assert set(pids) == {p.pid for p in procs}, files
+    assert all(f == "shared.json" or f == f"shared.{pid}.json" for pid, f in pids.items()), files
+    assert all(len(json.loads((tmp_path / f).read_text())["sites"]) == 2000 for f in files)
+    assert sum("another process wrote" in e for e in said) == 1, said
 
 
 def test_a_hostile_variable_is_refused_with_a_sentence(tmp_path):

@@ -67,10 +67,6 @@ inline bool report_goes_beside() noexcept {
   return cuda().beside_parent.load(std::memory_order_relaxed) || kept_apart() != nullptr;
 }
 
-WARMUP_DETAIL_RUNTIME void report_beside_parent() noexcept {  // child_reports.hpp
-  cuda().beside_parent.store(true, std::memory_order_relaxed);
-}
-
 /// The report at exit, once (write_report_at_exit_now may have written it). It makes no CUDA
 /// call (the runtime may be gone by then): device measurements were read back by
 /// read_back_before_teardown. Returns whether it wrote one.
@@ -246,6 +242,7 @@ WARMUP_END_NAMESPACE
 #include "warmup/detail/analysis/steady_rule-inl.hpp"
 #include "warmup/detail/runtime/prewarm-inl.hpp"
 #include "warmup/detail/runtime/settings-inl.hpp"
+#include "warmup/detail/runtime/child_reports-inl.hpp"
 #include "warmup/detail/runtime/cpu_sampler-inl.hpp"
 #include "warmup/detail/runtime/device_timer-inl.hpp"
 #include "warmup/detail/runtime/memory_probe-inl.hpp"
@@ -264,11 +261,11 @@ WARMUP_END_NAMESPACE
 #include "warmup/detail/analysis/steady_rule-inl.hpp"
 #include "warmup/detail/runtime/prewarm-inl.hpp"
 #include "warmup/detail/runtime/settings-inl.hpp"
+#include "warmup/detail/runtime/child_reports-inl.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 inline void ensure_started() noexcept {}  // nothing to start: nothing is measured
-WARMUP_DETAIL_RUNTIME void report_beside_parent() noexcept {}  // child_reports.hpp: no report to place
 [[gnu::weak]] void start_runtime_light_builds_need_warmup_runtime_hpp_in_one_file() noexcept {}
 }  // namespace detail
 WARMUP_END_NAMESPACE
