@@ -5,6 +5,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -303,4 +305,21 @@ TEST_CASE("write_report's bad destination list is blamed on write_report, not on
   const std::string said = read_all(errors);
   CHECK(said.rfind("warmup: write_report: '' names no destination", 0) == 0);
   CHECK(said.find("WARMUP_REPORT") == std::string::npos);
+}
+
+TEST_CASE("a report the disk cuts short leaves no temporary file behind, and the file it would replace whole") {
+  // RLIMIT_FSIZE stands in for a full disk, in a child, whose limit is its own: the temporary
+  // file is made and written in part, the write fails, and it is removed.
+  scratch_dir dir;
+  const std::string target = dir.path + "/report.json";
+  { std::ofstream(target) << "the good report"; }
+  CHECK(in_child_with(2, 2, [&] {
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{1000, 1000};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) return false;
+    const std::string why = warmup::write_file_atomically(target, std::string(5000, 'x'));
+    return why.rfind("cannot write (File too large) ", 0) == 0;
+  }) == 0);
+  CHECK(entries_of(dir.path) == std::vector<std::string>{"report.json"});
+  CHECK(read_all(target) == "the good report");
 }
