@@ -54,7 +54,7 @@ WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
 /// The process-wide objects, one slot each.
-enum class slot : unsigned { registry, notices, cuda, rings, recurrence, timeline, device_cache, process, causes, count };
+enum class slot : unsigned { registry, notices, cuda, rings, recurrence, timeline, device_cache, process, causes, report_files, count };
 
 /// What one copy of the library lends the others: its own run-time switches (read by its
 /// scopes without indirection) and whether a thread is inside its locked sections.

@@ -29,6 +29,7 @@
 #include "warmup/detail/io/json_writer.hpp"
 #include "warmup/detail/io/path_target.hpp"
 #include "warmup/detail/io/table_writer.hpp"
+#include "warmup/detail/process.hpp"
 #include "warmup/report.hpp"
 #include "warmup/detail/io/svg_writer.hpp"
 #include "warmup/detail/io/trace_writer.hpp"
@@ -129,8 +130,10 @@ inline std::string tagged_path(std::string_view path, std::string_view tag) {
 
 /// The report files this process wrote, each of which its later reports replace: device,
 /// inode and the time of its writing (an inode freed by a replaced report can come back as
-/// another process's file). Held while one of its threads decides where a report goes and puts
-/// it there.
+/// another process's file). One per process, behind the anchor, so that a report one copy of the
+/// library wrote (the program's `write_report`) is the process's own to the copy that writes the
+/// report at exit (the NVTX tool's, say). Held while one of its threads decides where a report
+/// goes and puts it there.
 struct own_report_files {
   struct file {
     dev_t device;
@@ -157,10 +160,7 @@ struct own_report_files {
     files.push_back({st.st_dev, st.st_ino, written_ns(st)});
   }
 };
-inline own_report_files& own_reports() {
-  static own_report_files o;
-  return o;
-}
+inline own_report_files& own_reports() { return shared<own_report_files, slot::report_files>(); }
 
 /// An advisory lock on a folder while a process decides which file its report takes and
 /// renames it there, so that two processes never both take one path. Waits at most 5 s (a
