@@ -431,6 +431,8 @@ SPECIFICATIONS = [
     ("docs/reports.md", "20 ms", "the example program's first step sleeps that long, an input"),
     ("docs/reports.md", "200 ms", "the exit test's kernel, an input"),
     ("docs/reports.md", "4 KiB", "the longest site name kept (max_name_bytes)"),
+    ("*", "128 KiB", "a sampled call's buffer: 4096 samples of 32 bytes (cpu_samples.hpp's sample_buffer::capacity)"),
+    ("docs/why-slow.md", "1.3 s", "the thinning test's first call (tests/sampling/test_sampler_ownership.cpp), an input"),
     ("docs/behaviour.md", "5 s", "the longest wait for another process's lock on a report's folder (report_destinations.hpp's folder_lock), a setting"),
     ("include/warmup/detail/io/report_destinations.hpp", "5 s", "folder_lock's longest wait, a setting"),
     ("include/warmup/detail/io/path_target.hpp", "10 s", "write_all's longest wait on a full descriptor that does not block, a setting"),

@@ -470,8 +470,9 @@ TEST_CASE("a sampled call cut short marks its last sample, and the samples lost 
   CHECK_FALSE(kept[1].cut_after);
   CHECK(kept[2].cut_after);
   CHECK(cause_records().samples_lost() == 7);
-  CHECK(warmup::detail::sampling_line("every 1 ms", 7).find("; 7 samples lost (a call keeps 4096): their CPU time is "
-                                                            "unattributed") != std::string::npos);
+  CHECK(warmup::detail::sampling_line("every 1 ms", 7).find("; 7 samples lost (a call keeps 4096 of its other threads', "
+                                                            "the run 65536 in all): their CPU time is unattributed") !=
+        std::string::npos);
   forget();
 }
 

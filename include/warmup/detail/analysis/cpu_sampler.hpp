@@ -96,6 +96,29 @@ inline sample_buffer* buffer_signalled(const siginfo_t* info, long tid) noexcept
   return nullptr;
 }
 
+/// Keeps one of the caller's own samples in its buffer, thinned (sample_buffer::stride): a full
+/// buffer keeps its odd samples, each then standing for its pair's CPU time, and from there one
+/// tick in twice as many is kept, the one that falls a whole new stride after the last kept (this
+/// tick, an old stride after it, is passed over). Bounded work in the handler: one pass over the
+/// buffer each time it fills, ever fewer times as the call goes on.
+inline void keep_thinned(sample_buffer& b, const cpu_sample& x) noexcept {
+  if (b.to_skip != 0) {
+    --b.to_skip;
+    return;
+  }
+  const std::uint32_t i = b.used.load(std::memory_order_relaxed);
+  if (i == sample_buffer::capacity) {  // the stride reaches 2^32 after 2^43 ticks: 28 years at 100 us
+    for (std::uint32_t k = 0; k < sample_buffer::capacity / 2; ++k) b.samples[k] = b.samples[2 * k + 1];
+    b.used.store(sample_buffer::capacity / 2, std::memory_order_release);
+    b.to_skip = b.stride - 1;
+    b.stride *= 2;
+    return;
+  }
+  b.samples[i] = x;
+  b.used.store(i + 1, std::memory_order_release);
+  b.to_skip = b.stride - 1;
+}
+
 /// The handler: async-signal-safe (clock_gettime, gettid and atomics on memory that is never freed).
 inline void on_cpu_sample(int, siginfo_t* info, void* context) noexcept {
   const int saved = errno;
@@ -104,13 +127,7 @@ inline void on_cpu_sample(int, siginfo_t* info, void* context) noexcept {
   if (b != nullptr && b->magic == sample_buffer::tag && b->armed.load(std::memory_order_relaxed)) {
     const cpu_sample x{clock_ns(CLOCK_MONOTONIC), interrupted_pc(context), clock_ns(CLOCK_THREAD_CPUTIME_ID), tid};
     if (!b->any_thread.load(std::memory_order_relaxed)) {  // the caller's own: one writer, this thread
-      const std::uint32_t i = b->used.load(std::memory_order_relaxed);
-      if (i < sample_buffer::capacity) {
-        b->samples[i] = x;
-        b->used.store(i + 1, std::memory_order_release);
-      } else {
-        b->lost.fetch_add(1, std::memory_order_relaxed);
-      }
+      keep_thinned(*b, x);
     } else {  // other threads': handlers on several threads at once
       const std::uint32_t i = b->used.fetch_add(1, std::memory_order_relaxed);
       if (i < sample_buffer::capacity) {
@@ -392,6 +409,8 @@ class thread_sampler {
     if (refused != 0) shared.task_clock_refused.store(refused, std::memory_order_relaxed);
     b->used.store(0, std::memory_order_relaxed);
     b->lost.store(0, std::memory_order_relaxed);
+    b->stride = 1;
+    b->to_skip = 0;
     b->user_period_ns = b->tick.kind == tick_kind::task_clock ? interval_ns : 0;
     b->tid.store(tid, std::memory_order_relaxed);
     b->fd.store(b->tick.kind == tick_kind::task_clock ? b->tick.fd : -1, std::memory_order_relaxed);
@@ -433,7 +452,8 @@ class thread_sampler {
     sampler_state().tell_watcher(b->tid.load(std::memory_order_relaxed), false);
     const std::uint32_t n = b->used.load(std::memory_order_acquire);
     out.armed_cpu_ns = b->armed_cpu_ns;
-    out.user_period_ns = b->user_period_ns;
+    out.stride = b->stride;
+    out.user_period_ns = b->user_period_ns * b->stride;  // a kept sample's share of user-mode CPU
     out.lost = b->lost.load(std::memory_order_relaxed);
     // Ticks the program kept from the handler (its own disposition set meanwhile, the signal
     // blocked) were never counted: the time after the last sample is unknown, not the kernel's.
@@ -522,7 +542,7 @@ inline std::string sampling_line(std::string status, std::uint64_t lost = 0) {
   }
   if (lost != 0)
     status += "; " + std::to_string(lost) + " samples lost (a call keeps " + std::to_string(sample_buffer::capacity) +
-              "): their CPU time is unattributed";
+              " of its other threads', the run " + std::to_string(sample_store_cap) + " in all): their CPU time is unattributed";
   return status;
 }
 

@@ -6,6 +6,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <new>
@@ -64,11 +65,17 @@ struct tick_handle {
   timer_t timer{};          ///< the CPU-clock timer
 };
 
+/// The CPU samples the cause store keeps for a run, every thread's and call's together
+/// (detail/runtime/cause_store.hpp): past it, a sample is counted as lost.
+inline constexpr std::size_t sample_store_cap = std::size_t{1} << 16;
+
 /// A sampled call's samples and its tick, from the call's start to its end. Never freed: a
 /// signal raised before the tick's end may still name it; reused by later calls.
 struct sample_buffer {
-  static constexpr std::uint64_t tag = 0x77726d7570736d34ull;  // "wrmupsm4": a buffer of this layout
-  static constexpr std::uint32_t capacity = 4096;             // 4 s of CPU at 1 ms
+  static constexpr std::uint64_t tag = 0x77726d7570736d35ull;  // "wrmupsm5": a buffer of this layout
+  /// Samples a call keeps, whatever its length (128 KiB): the caller's own are thinned when they
+  /// fill it (`stride`), the other threads' counted as lost past it.
+  static constexpr std::uint32_t capacity = 4096;
   std::uint64_t magic = tag;
   std::atomic<bool> armed{false};
   std::atomic<std::uint32_t> used{0};
@@ -81,6 +88,13 @@ struct sample_buffer {
   /// two samples beyond one period was spent in the kernel. 0: samples stand for all CPU time.
   std::uint64_t user_period_ns = 0;
   tick_handle tick;  ///< under the owner's hands only (the thread that took the buffer, or its end)
+  /// The caller's own ticks: one in `stride` is kept, `to_skip` more are passed over before the
+  /// next. A full buffer keeps every other sample and doubles the stride, so that a call of any
+  /// length keeps samples spread evenly over all of it, each standing for the CPU time since the
+  /// one before (the ticks passed over included). Written by the handler on the sampled thread
+  /// alone, set when the tick is armed.
+  std::uint32_t stride = 1;
+  std::uint32_t to_skip = 0;
   /// The other threads' buffer of a sampled call (cpu_sampler.hpp, `other_ticks`): signals of
   /// every thread but `tid` count, appended by several handlers at once (`used` taken by
   /// fetch_add, `written` counted once a sample's fields are stored).
@@ -106,8 +120,9 @@ struct other_thread_samples {
 struct sampled_call {
   std::vector<cpu_sample> samples;
   std::uint64_t armed_cpu_ns = 0;    ///< the thread's CPU clock when the tick was armed
-  std::uint64_t user_period_ns = 0;  ///< sample_buffer::user_period_ns
-  std::uint32_t lost = 0;            ///< ticks after the buffer filled
+  std::uint64_t user_period_ns = 0;  ///< sample_buffer::user_period_ns, times the stride: a kept sample's share
+  std::uint32_t stride = 1;          ///< one tick in this many kept (sample_buffer::stride)
+  std::uint32_t lost = 0;            ///< other threads' ticks after their buffer filled
   /// Ticks went uncounted (the buffer full, the signal blocked or taken by the program): the CPU
   /// time after the last sample is unknown, not the kernel's.
   bool cut_short = false;

@@ -83,7 +83,7 @@ class interval_set {
 class cause_store {
  public:
   static constexpr std::size_t cap = 1u << 18;  // 8 MiB of records
-  static constexpr std::size_t sample_cap = 1u << 16;
+  static constexpr std::size_t sample_cap = sample_store_cap;
   static constexpr std::size_t code_cap = 1u << 16;  ///< code samples (python/code_sampler.hpp)
   static constexpr std::size_t name_cap = 1u << 12;  ///< distinct Python functions they name
 

@@ -74,12 +74,8 @@ inline void stop_cpu_sampling(const void* owner) noexcept {
         }
         if (call.cut_short && !notice_board().raised(notice_kind::sampling_cut))
           notice_board().raise(notice_kind::sampling_cut,
-                               call.lost != 0 ? "a first call's CPU samples filled its buffer (" +
-                                                    std::to_string(sample_buffer::capacity) +
-                                                    "): its CPU time after the last kept is unattributed"
-                                              : "a sampled first call's ticks stopped reaching the sampler (SIGURG "
-                                                "blocked or taken by the program): its CPU time after the last "
-                                                "sample is unattributed");
+                               "a sampled first call's ticks stopped reaching the sampler (SIGURG blocked or "
+                               "taken by the program): its CPU time after the last sample is unattributed");
         return;
       }
     }
