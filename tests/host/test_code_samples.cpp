@@ -4,6 +4,7 @@
 #include "catch.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -172,4 +173,33 @@ TEST_CASE("the code samples in a stretch: from its start, up to but not at its e
   std::vector<std::string> seen;
   v.each_in(1'000, 2'000, [&](const warmup::detail::code_name& n) { seen.push_back(n.function); });
   CHECK(seen == std::vector<std::string>{"at_start", "inside"});
+}
+
+TEST_CASE("Python code samples past the store's bound are thinned, never cut: a call's both ends still named") {
+  using warmup::detail::cause_store;
+  const auto store = std::make_unique<cause_store>();
+  const std::uint64_t t0 = 1'000'000'000, gap = 2'000'000;  // the module's sampler notes every 2 ms
+  // One and a half times the bound for one thread (196 s of notes), and a second thread's notes
+  // between them, which thinning the first must leave their own spacing.
+  const std::size_t n = cause_store::code_cap + cause_store::code_cap / 2;
+  for (std::size_t i = 0; i < n; ++i) {
+    store->add_code_sample(7, t0 + gap * i, "model", i < n / 2 ? "early" : "late");
+    if (i % 64 == 0) store->add_code_sample(8, t0 + gap * i + 1, "other", "thread");
+  }
+  CHECK(store->samples_lost() == 0);
+  CHECK(store->code_gap_ns() == 2 * gap);  // filled once: one note in two kept, from then on too
+  const std::uint64_t end = t0 + gap * n;
+  const warmup::detail::code_view all = store->code_in(cold_window{t0, end, 7});
+  CHECK(all.samples.size() <= cause_store::code_cap);
+  CHECK(all.samples.size() >= n / 2 - 1);
+  std::size_t off_gap = 0;  // every other note kept, before the store filled and after
+  for (std::size_t i = 1; i < all.samples.size(); ++i)
+    off_gap += all.samples[i].start_ns - all.samples[i - 1].start_ns != 2 * gap;
+  CHECK(off_gap == 0);
+  REQUIRE(all.at(t0) != nullptr);
+  CHECK(all.at(t0)->function == "early");
+  REQUIRE(all.at(end - gap) != nullptr);
+  CHECK(all.at(end - gap)->function == "late");
+  const warmup::detail::code_view other = store->code_in(cold_window{t0, end, 8});
+  CHECK(other.samples.size() == (n + 63) / 64);  // 128 ms apart: over the gap, none thinned
 }

@@ -62,6 +62,22 @@ class interval_set {
       if (it->end_ns > start) f(*it);
   }
 
+  /// Keeps the intervals `keep` says yes to, asked of each in order of start (long ones after).
+  template <class Keep>
+  void keep_if(Keep&& keep) {
+    items_.erase(std::remove_if(items_.begin(), items_.end(), [&](const T& x) { return !keep(x); }), items_.end());
+    long_.erase(std::remove_if(long_.begin(), long_.end(), [&](const T& x) { return !keep(x); }), long_.end());
+  }
+
+  /// The last interval added that `match` says yes to, looking back over at most `within` of
+  /// those that start last; nullptr where none is.
+  template <class Match>
+  const T* last_of(Match&& match, std::size_t within) const {
+    for (std::size_t i = items_.size(); i-- > 0 && items_.size() - i <= within;)
+      if (match(items_[i])) return &items_[i];
+    return nullptr;
+  }
+
   std::size_t size() const noexcept { return items_.size() + long_.size(); }
   void clear() noexcept {
     items_.clear();
@@ -157,15 +173,26 @@ class cause_store {
   }
 
   /// A code sample: thread `thread` ran `function` of Python module `module` at `ns`. Past
-  /// `code_cap` samples, or `name_cap` distinct functions, the sample is counted as lost.
+  /// `name_cap` distinct functions, the sample is counted as lost. Past `code_cap` samples they
+  /// are thinned, never cut: each thread's kept one per `code_gap_ns_` at least, the gap doubled
+  /// each time the store fills, so that a first call of any length keeps notes spread over all of
+  /// it (the join reaches up to a second to the next one: code_view::reach_after_ns).
   void add_code_sample(std::uint64_t thread, std::uint64_t ns, std::string_view module,
                        std::string_view function) noexcept {
     const busy_section busy;
     WARMUP_TRY {
       std::lock_guard<std::mutex> lock(mutex_);
       if (code_.size() >= code_cap) {
-        ++samples_lost_;
-        return;
+        thin_code();
+        if (code_.size() >= code_cap) {  // a gap of over a second thins no further
+          ++samples_lost_;
+          return;
+        }
+      }
+      if (code_gap_ns_ != 0) {
+        const auto same_thread = [&](const code_sample& x) { return x.thread == thread; };
+        const code_sample* before = code_.last_of(same_thread, 64);
+        if (before != nullptr && ns >= before->start_ns && ns - before->start_ns < code_gap_ns_) return;  // thinned
       }
       std::string key;
       key.reserve(module.size() + 1 + function.size());
@@ -288,6 +315,12 @@ class cause_store {
     return samples_lost_;
   }
 
+  /// The least gap between two kept code samples of one thread: 0 until the store first fills.
+  std::uint64_t code_gap_ns() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return code_gap_ns_;
+  }
+
   void lock() noexcept { mutex_.lock(); }
   void unlock() noexcept { mutex_.unlock(); }
   /// Forgets everything; caller holds the lock and is the only thread (a forked child).
@@ -297,6 +330,7 @@ class cause_store {
     samples_.clear();
     samples_lost_ = 0;
     code_.clear();
+    code_gap_ns_ = 0;
     code_names_.clear();
     code_index_.clear();
     open_.clear();
@@ -337,6 +371,25 @@ class cause_store {
   interval_set<thread_sample> samples_;
   std::uint64_t samples_lost_ = 0;
   interval_set<code_sample> code_;
+  std::uint64_t code_gap_ns_ = 0;  ///< add_code_sample's thinning
+
+  /// The code samples at twice the gap (4 ms the first time), each thread's kept where it
+  /// falls that far after the one kept before it; caller holds the lock.
+  void thin_code() {
+    if (code_gap_ns_ >= code_view::reach_after_ns) return;
+    code_gap_ns_ = code_gap_ns_ == 0 ? 4'000'000 : code_gap_ns_ * 2;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> kept;  // thread, last kept
+    code_.keep_if([&](const code_sample& x) {
+      auto it = std::find_if(kept.begin(), kept.end(), [&](const auto& k) { return k.first == x.thread; });
+      if (it == kept.end()) {
+        kept.emplace_back(x.thread, x.start_ns);
+        return true;
+      }
+      if (x.start_ns - it->second < code_gap_ns_) return false;
+      it->second = x.start_ns;
+      return true;
+    });
+  }
   std::vector<code_name> code_names_;
   std::unordered_map<std::string, std::uint32_t> code_index_;
   std::uintptr_t interpreter_lo_ = 0, interpreter_hi_ = 0;
