@@ -123,8 +123,8 @@ struct sampled_call {
   std::uint64_t user_period_ns = 0;  ///< sample_buffer::user_period_ns, times the stride: a kept sample's share
   std::uint32_t stride = 1;          ///< one tick in this many kept (sample_buffer::stride)
   std::uint32_t lost = 0;            ///< other threads' ticks after their buffer filled
-  /// Ticks went uncounted (the buffer full, the signal blocked or taken by the program): the CPU
-  /// time after the last sample is unknown, not the kernel's.
+  /// Ticks went uncounted (the signal blocked or taken by the program; the caller's own buffer is
+  /// thinned, never full): the CPU time after the last sample is unknown, not the kernel's.
   bool cut_short = false;
   std::vector<other_thread_samples> others;  ///< the process's other threads meanwhile
 };
