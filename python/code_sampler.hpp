@@ -1,8 +1,10 @@
 // The Python code a sampled first call ran (include/warmup/detail/analysis/code_samples.hpp):
 // CPU samples in a Python process mostly fall in the interpreter, which names nothing, so while a
 // thread is in a sampled first call (WARMUP_CPU_SAMPLING) a thread of this module's takes the
-// interpreter's lock every `period` and notes that thread's innermost Python frame: its module
-// and function. The join names a CPU sample in the interpreter's code by the note nearest in time.
+// interpreter's lock every `period` and notes every thread's innermost Python frame: its module
+// and function. The join names a CPU sample in the interpreter's code by the note nearest in time,
+// the caller's own and those of the threads it may wait on (PyTorch's autograd engine thread runs
+// a compiled model's backward, and compiles it, in Python).
 //
 // Why a thread holding the lock, not the signal handler: the handler would have to walk the
 // interpreter's private frame structures, whose layout changes with every Python minor version,
@@ -151,9 +153,9 @@ class code_sampler {
     }
   }
 
-  /// Notes the innermost Python frame of each thread in a sampled first call, holding the
-  /// interpreter's lock: the threads are read once it is held, as a call may have ended while
-  /// this thread waited for it (the order is always the interpreter's lock, then `m_`).
+  /// Notes the innermost Python frame of each thread while a first call is sampled, holding the
+  /// interpreter's lock: the calls are read once it is held, as one may have ended while this
+  /// thread waited for it (the order is always the interpreter's lock, then `m_`).
   void sample() noexcept {
 #if PY_VERSION_HEX >= 0x030D0000
     if (!Py_IsInitialized() || Py_IsFinalizing()) return;
@@ -162,17 +164,16 @@ class code_sampler {
 #endif
     const PyGILState_STATE held = PyGILState_Ensure();
     const std::uint64_t now = warmup::detail::clock_ns(CLOCK_MONOTONIC);
-    std::vector<long> tids;
+    bool sampled = false;
     try {
       std::lock_guard<std::mutex> lock(m_);
-      tids = tids_;
+      sampled = !tids_.empty();
     } catch (...) {
     }
-    for (PyThreadState* t = PyInterpreterState_ThreadHead(PyInterpreterState_Main()); t != nullptr;
+    for (PyThreadState* t = PyInterpreterState_ThreadHead(PyInterpreterState_Main()); sampled && t != nullptr;
          t = PyThreadState_Next(t)) {
       const long tid = static_cast<long>(t->native_thread_id);
-      if (std::find(tids.begin(), tids.end(), tid) == tids.end()) continue;
-      PyFrameObject* frame = PyThreadState_GetFrame(t);
+      PyFrameObject* frame = PyThreadState_GetFrame(t);  // this thread's own: none
       if (frame == nullptr) continue;  // in C code called from no Python frame
       note(tid, now, frame);
       Py_DECREF(frame);

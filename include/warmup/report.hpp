@@ -364,7 +364,8 @@ struct report {
   std::optional<device_description> device;  ///< the GPU; empty: none described
   std::string device_status;  ///< "ok", or why device times are missing
   std::uint64_t device_pending = 0;  ///< device measurements not yet finished by the GPU
-  /// "cupti", "off", or why attribution fell back to host signals (CUPTI missing, its slot taken).
+  /// "cupti", "off", or why attribution fell back to host signals (CUPTI missing, its slot taken):
+  /// "host signals only: <why>", or with CPU sampling on "CPU samples and host signals, no CUPTI: <why>".
   std::string attribution_source = "off";
   /// "off", "every N us of CPU time in first calls (the tick that ran)" (`WARMUP_CPU_SAMPLING`), or
   /// why not.

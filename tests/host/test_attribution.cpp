@@ -590,6 +590,10 @@ TEST_CASE("set_attribution(true) where CUPTI cannot start: nothing collected, an
     const std::string prefix = "host signals only: ";
     CHECK(r.attribution_source.rfind(prefix, 0) == 0);
     CHECK(r.attribution_source.size() > prefix.size());  // and why
+    warmup::set_cpu_sampling(std::chrono::milliseconds(1));  // first calls sampled: their CPU samples name them
+    const std::string sampled = warmup::snapshot().attribution_source;
+    warmup::set_cpu_sampling(std::chrono::microseconds(0));
+    CHECK(sampled == "CPU samples and host signals, no CUPTI: " + r.attribution_source.substr(prefix.size()));
   }
   (void)warmup::set_attribution(false);
   CHECK_FALSE(warmup::attribution_enabled());
@@ -860,16 +864,39 @@ TEST_CASE("other threads' CPU samples name a call's waiting by object, only wher
   };
   const std::vector<d::thread_sample> samples = {at(10, 1), at(20, 2), at(45, 1), at(65, 1), at(90, 1)};
   const auto name = [](std::uintptr_t pc) { return pc == 1 ? std::string("liba.so") : std::string("libb.so"); };
-  const auto hc = d::others_samples_while_waiting(own, theirs, samples, stretches, 100 * ms, name);
+  const d::code_view no_code;
+  const auto code_of = [&](std::uint64_t) -> const d::code_view& { return no_code; };
+  const auto hc = d::others_samples_while_waiting(own, theirs, samples, stretches, 100 * ms, name, code_of);
   REQUIRE(hc.objects.size() == 2);  // 45: the caller's own record; 65: theirs; 90: past its waiting
   CHECK(hc.objects[0].where == "liba.so");
   CHECK(hc.objects[0].ns == 2 * ms);  // 4 ms of the other thread's CPU, half of it while the call waited
   CHECK(hc.objects[0].samples == 1);
   CHECK(hc.objects[1].ns == 2 * ms);
   CHECK(hc.named == 4 * ms);
-  const auto held = d::others_samples_while_waiting(own, theirs, samples, stretches, 1 * ms, name);
+  const auto held = d::others_samples_while_waiting(own, theirs, samples, stretches, 1 * ms, name, code_of);
   CHECK(held.named <= 1 * ms);  // held to what their records left of the waiting
   CHECK(held.named >= 1 * ms - 2);
   const std::vector<d::off_cpu_stretch> busy;  // the call never left the CPU
-  CHECK(d::others_samples_while_waiting(own, theirs, samples, busy, 100 * ms, name).objects.empty());
+  CHECK(d::others_samples_while_waiting(own, theirs, samples, busy, 100 * ms, name, code_of).objects.empty());
+
+  // Thread 9 ran Python code (PyTorch's autograd engine thread compiling the backward): its
+  // samples in the interpreter (liba.so here) are named by its code samples, by module and
+  // function, and one in another object by the Python code that called into it.
+  d::code_view engine;
+  engine.lo = 1, engine.hi = 2;  // the interpreter's code: pc 1
+  engine.names = {{"torch._inductor", "compile_fx.compile_fx_backward"}};
+  engine.samples = {{t0 + 11 * ms, t0 + 11 * ms + 1, 9, 0}, {t0 + 21 * ms, t0 + 21 * ms + 1, 9, 0}};
+  const auto engine_code = [&](std::uint64_t thread) -> const d::code_view& { return thread == 9 ? engine : no_code; };
+  const auto py = d::others_samples_while_waiting(own, theirs, samples, stretches, 100 * ms, name, engine_code);
+  REQUIRE(py.objects.size() == 2);
+  CHECK(py.objects[0].what == cause::python_code);
+  CHECK(py.objects[0].where == "torch._inductor");
+  REQUIRE(py.objects[0].functions.size() == 1);
+  CHECK(py.objects[0].functions[0].name == "compile_fx.compile_fx_backward");
+  CHECK(py.objects[0].functions[0].ns == 2 * ms);
+  CHECK(py.objects[1].what == cause::host_code);  // libb.so, called from that code
+  CHECK(py.objects[1].where == "libb.so");
+  REQUIRE(py.objects[1].functions.size() == 1);
+  CHECK(py.objects[1].functions[0].name == "torch._inductor.compile_fx.compile_fx_backward");
+  CHECK(py.named == 4 * ms);
 }

@@ -132,6 +132,37 @@ def test_a_first_call_on_another_thread_is_named(tmp_path):
     assert "pkg.sub" in py and py["pkg.sub"]["time"] >= 0.8 * on_cpu(why), why["causes"]
 
 
+def test_a_thread_the_call_waits_on_is_named_by_its_python_code(tmp_path):
+    # The caller waits (off the CPU) while a worker runs Python code: the worker's CPU is named
+    # in other_threads by its module and function, as the caller's own would be, not as the
+    # interpreter's object.
+    r = run_python("""
+        import threading, warmup
+        from pkg.sub import slow
+
+        go, done = threading.Event(), threading.Event()
+        def worker():
+            go.wait()
+            slow.spin(2_000_000)
+            done.set()
+        t = threading.Thread(target=worker)
+        t.start()
+        with warmup.region("names.waits"):
+            go.set()
+            done.wait()
+        t.join()
+        print(warmup.snapshot().to_json())
+        """, tmp_path)
+    assert r.returncode == 0, r.stderr
+    why = causes_of(json.loads(r.stdout), "names.waits")
+    waiting = sum(c["time"] for c in why["causes"] if c["what"] == "waiting")
+    theirs = {c["where"]: c for c in why["other_threads"] if c["what"] == "python_code"}
+    assert "pkg.sub" in theirs, why["other_threads"]
+    assert theirs["pkg.sub"]["time"] >= 0.7 * waiting, why
+    assert theirs["pkg.sub"]["functions"][0]["function"] == "slow.spin", theirs["pkg.sub"]
+    assert not any(c["what"] == "python_code" and c["where"] == "pkg.sub" for c in why["causes"]), why["causes"]
+
+
 def test_names_off_leaves_the_interpreter_by_its_object(tmp_path):
     r = run_python("""
         import warmup
@@ -258,3 +289,4 @@ def test_odd_module_names_are_named_never_raised(tmp_path):
     assert r.returncode == 0, r.stderr
     py = python_causes(causes_of(json.loads(r.stdout), "names.odd"))
     assert {"generated_by_test.py", "?"} <= set(py), py.keys()
+

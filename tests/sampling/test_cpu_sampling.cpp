@@ -544,9 +544,16 @@ std::chrono::nanoseconds total(const std::vector<warmup::cause_time>& causes, wa
 
 // The same where the call did not wait (busy beside the worker) is tests/host/test_attribution.cpp's:
 // on a loaded machine a busy caller may still wait for a worker that ran late.
+// Attribution asked for: where CUPTI cannot run (this machine has no driver), the CPU samples
+// still name the call, and the header says which sources ran.
 TEST_CASE("a first call that waits on a worker names what the worker did meanwhile, apart from its causes") {
   warmup::set_cpu_sampling(200us);
+  const bool cupti = warmup::set_attribution(true);
   const warmup::attribution why = waits_on_a_worker("sampling.waits_on_a_worker", 60'000'000);
+  const std::string source = warmup::snapshot().attribution_source;
+  (void)warmup::set_attribution(false);
+  INFO(source);
+  CHECK(source.rfind(cupti ? "cupti" : "CPU samples and host signals, no CUPTI: ", 0) == 0);
   const auto waiting = total(why.causes, warmup::cause::waiting);
   INFO("waiting " << waiting.count() << " ns");
   CHECK(waiting >= 40ms);

@@ -147,15 +147,14 @@ struct host_code_split {
 
     void add(std::uint64_t n, std::uint64_t count, const std::string* fn) {
       ns += n, samples += count;
-      if (fn != nullptr) add_to(*fn, n, count);
+      if (fn != nullptr) add_function(*fn, n, count);
     }
     void merge(const object& o) {
       ns += o.ns, samples += o.samples;
-      for (const function& f : o.functions) add_to(f.name, f.ns, f.samples);
+      for (const function& f : o.functions) add_function(f.name, f.ns, f.samples);
     }
-
-   private:
-    void add_to(const std::string& fn, std::uint64_t n, std::uint64_t count) {
+    /// Adds to function `fn`'s share alone (the object's own is added apart).
+    void add_function(const std::string& fn, std::uint64_t n, std::uint64_t count) {
       auto it = std::find_if(functions.begin(), functions.end(), [&](const function& f) { return f.name == fn; });
       if (it == functions.end()) functions.push_back({fn, n, count});
       else it->ns += n, it->samples += count;
@@ -171,6 +170,23 @@ struct host_code_split {
     return *it;
   }
 };
+
+/// What names CPU sample `x` of a thread whose Python code is `code`: where it ran the
+/// interpreter and a code sample names it, the Python module (`python_code`), with the function
+/// in `function`; elsewhere its shared object (`host_code`), with the Python code that called
+/// into it in `function` ("module.function"), or none.
+template <class NameOf>
+host_code_split::object& object_named(host_code_split& out, const thread_sample& x, const code_view& code,
+                                      NameOf&& name_of, std::string& function) {
+  const code_name* py = code.at(x.start_ns);
+  function.clear();
+  if (py != nullptr && code.runs_python(x.pc)) {
+    function = py->function;
+    return out.of(cause::python_code, py->module);
+  }
+  if (py != nullptr) function = py->module + "." + py->function;
+  return out.of(cause::host_code, name_of(x.pc));
+}
 
 template <class NameOf>
 host_code_split split_samples(const cold_window& w, const split& records, const std::vector<thread_sample>& samples,
@@ -195,15 +211,8 @@ host_code_split split_samples(const cold_window& w, const split& records, const 
   const auto take = [&](const thread_sample& x) {
     if (x.start_ns < w.start_ns || x.start_ns >= w.end_ns || records.covers(x.start_ns)) return;
     // Python code ran where the interpreter did; elsewhere it is what called the object's code.
-    const code_name* py = code.at(x.start_ns);
-    if (py != nullptr && code.runs_python(x.pc)) {
-      out.of(cause::python_code, py->module).add(x.weight_ns, 1, &py->function);
-    } else if (py != nullptr) {
-      const std::string caller = py->module + "." + py->function;
-      out.of(cause::host_code, name_of(x.pc)).add(x.weight_ns, 1, &caller);
-    } else {
-      out.of(cause::host_code, name_of(x.pc)).add(x.weight_ns, 1, nullptr);
-    }
+    std::string function;
+    object_named(out, x, code, name_of, function).add(x.weight_ns, 1, function.empty() ? nullptr : &function);
     weight += x.weight_ns;
   };
   for (const thread_sample& x : samples) take(x);
@@ -331,31 +340,43 @@ inline std::array<std::uint64_t, cause_count> others_while_waiting(const split& 
   return out;
 }
 
-/// What other threads' CPU samples explain of a window's waiting, by shared object: each sample
-/// taken while the window's thread was off the CPU (by that stretch's share off it), where no
-/// record of that time names it (theirs or the window's own), held to `room`: the waiting their
-/// records left.
-template <class NameOf>
+/// What other threads' CPU samples explain of a window's waiting, by shared object or, where a
+/// thread ran Python code, by Python module and function as the window's own samples are
+/// (`code_of(thread)`: that thread's code samples, a code_view): each sample taken while the
+/// window's thread was off the CPU (by that stretch's share off it), where no record of that time
+/// names it (theirs or the window's own), held to `room`: the waiting their records left.
+template <class NameOf, class CodeOf>
 host_code_split others_samples_while_waiting(const split& own, const split& theirs,
                                              const std::vector<thread_sample>& samples,
                                              const std::vector<off_cpu_stretch>& stretches, std::uint64_t room,
-                                             NameOf&& name_of) {
+                                             NameOf&& name_of, CodeOf&& code_of) {
   host_code_split out;
   if (samples.empty() || stretches.empty() || room == 0) return out;
   double total = 0;
-  std::vector<std::pair<std::size_t, double>> taken;  // (object's index, its share): objects may move
+  struct share {
+    std::size_t object;  // an index: objects may move
+    std::string function;
+    double ns;
+  };
+  std::vector<share> taken;
   for (const thread_sample& x : samples) {
     const auto s = std::lower_bound(stretches.begin(), stretches.end(), x.start_ns,
                                     [](const off_cpu_stretch& v, std::uint64_t t) { return v.end_ns <= t; });
     if (s == stretches.end() || s->start_ns > x.start_ns || own.covers(x.start_ns) || theirs.covers(x.start_ns)) continue;
     const double here = double(x.weight_ns) * s->off;
-    host_code_split::object& o = out.of(cause::host_code, name_of(x.pc));
+    std::string function;
+    host_code_split::object& o = object_named(out, x, code_of(x.thread), name_of, function);
     o.add(0, 1, nullptr);
-    taken.emplace_back(static_cast<std::size_t>(&o - out.objects.data()), here);
+    taken.push_back({static_cast<std::size_t>(&o - out.objects.data()), std::move(function), here});
     total += here;
   }
   const double scale = total > double(room) ? double(room) / total : 1.0;
-  for (const auto& [i, here] : taken) out.objects[i].ns += static_cast<std::uint64_t>(here * scale);
+  for (share& t : taken) {
+    const auto ns = static_cast<std::uint64_t>(t.ns * scale);
+    host_code_split::object& o = out.objects[t.object];
+    o.ns += ns;
+    if (!t.function.empty()) o.add_function(t.function, ns, 1);
+  }
   for (const auto& o : out.objects) out.named += o.ns;
   return out;
 }
@@ -363,7 +384,8 @@ host_code_split others_samples_while_waiting(const split& own, const split& thei
 /// Joins cold windows with the cause records that overlap them, and what no record covers with
 /// the CPU samples taken there: the causes of `windows`, against the steady p50 of `t`. `store`
 /// hands each window's evidence (`overlapping(w)`: the records that may fall in it,
-/// `samples_in(w)`: its thread's CPU samples, `code_in(w)`: the Python code it ran,
+/// `samples_in(w)`: its thread's CPU samples, `code_in(w)`: the Python code it ran (`code_in(w,
+/// thread)`: another thread's),
 /// `others_overlapping(w)` and `others_samples_in(w)`: other threads' records and CPU samples, for
 /// `other_threads`; the process's
 /// cause store, detail/runtime/cause_store.hpp); `name_of` names a sample's shared object (object_of, detail/analysis/cpu_sampler.hpp).
@@ -380,6 +402,12 @@ attribution attribute(const std::vector<cold_window>& windows, const timing& t, 
   host_code_split others_host;                                         // and their CPU samples
   std::int64_t call = 0, excess = 0, named = 0;
   for (const cold_window& w : windows) {
+    std::vector<std::pair<std::uint64_t, code_view>> others_code;  // each other thread's, read once
+    const auto code_of = [&](std::uint64_t thread) -> const code_view& {
+      for (const auto& [t, v] : others_code)
+        if (t == thread) return v;
+      return others_code.emplace_back(thread, store.code_in(w, thread)).second;
+    };
     const split sp = split_window(w, store.overlapping(w));
     for (std::size_t c = 0; c < cause_count; ++c) ns[c] += sp.ns[c], count[c] += sp.count[c];
     if (windows.size() == 1) {  // a first call: where in it each stretch lay
@@ -405,7 +433,7 @@ attribution attribute(const std::vector<cold_window>& windows, const timing& t, 
     std::uint64_t left = waited;
     for (std::size_t c = 0; c < cause_count; ++c) others_ns[c] += by_records[c], left -= std::min(left, by_records[c]);
     const host_code_split by_samples =
-        others_samples_while_waiting(sp, theirs, store.others_samples_in(w), stretches, left, name_of);
+        others_samples_while_waiting(sp, theirs, store.others_samples_in(w), stretches, left, name_of, code_of);
     for (const auto& o : by_samples.objects) others_host.of(o.what, o.where).merge(o);
     ns[off_cpu] += waited;
     if (waited != 0) count[off_cpu] += w.major_faults;
@@ -432,8 +460,11 @@ attribution attribute(const std::vector<cold_window>& windows, const timing& t, 
   }
   for (std::size_t c = 0; c < cause_count; ++c)
     if (others_ns[c] != 0) a.other_threads.push_back({static_cast<cause>(c), nanos(others_ns[c]), others_count[c], {}, {}});
-  for (auto& h : others_host.objects)
-    if (h.ns != 0) a.other_threads.push_back({h.what, nanos(h.ns), h.samples, std::move(h.where), {}});
+  for (auto& h : others_host.objects) {
+    if (h.ns == 0) continue;
+    a.other_threads.push_back({h.what, nanos(h.ns), h.samples, std::move(h.where), {}});
+    hottest(h.functions, a.other_threads.back().functions);
+  }
   const auto largest_first = [](const cause_time& x, const cause_time& y) { return x.time > y.time; };
   std::sort(a.causes.begin(), a.causes.end(), largest_first);
   std::sort(a.other_threads.begin(), a.other_threads.end(), largest_first);

@@ -211,9 +211,10 @@ class cause_store {
     }
   }
 
-  /// The code samples of `w`'s thread within reach of `w`, with their names and the
-  /// interpreter's code.
-  code_view code_in(const cold_window& w) const {
+  /// The code samples of `w`'s thread (or of `thread`, where given: another thread it may have
+  /// waited on) within reach of `w`, with their names and the interpreter's code.
+  code_view code_in(const cold_window& w, std::uint64_t thread = 0) const {
+    if (thread == 0) thread = w.thread;
     const busy_section busy;
     std::lock_guard<std::mutex> lock(mutex_);
     code_view v;
@@ -222,7 +223,7 @@ class cause_store {
     std::vector<std::uint32_t> renamed(code_names_.size(), UINT32_MAX);
     const std::uint64_t from = w.start_ns > code_view::reach_ns ? w.start_ns - code_view::reach_ns : 0;
     code_.each_overlapping(from, w.end_ns + code_view::reach_ns, [&](const code_sample& x) {
-      if (x.thread != w.thread || x.name >= renamed.size()) return;
+      if (x.thread != thread || x.name >= renamed.size()) return;
       if (renamed[x.name] == UINT32_MAX) {
         renamed[x.name] = static_cast<std::uint32_t>(v.names.size());
         v.names.push_back(code_names_[x.name]);

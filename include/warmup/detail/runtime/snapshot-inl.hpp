@@ -8,6 +8,17 @@
 #include "warmup/detail/runtime/site_reader.hpp"
 
 WARMUP_BEGIN_NAMESPACE
+namespace detail {
+/// What `report::attribution_source` says: the store's source, and where CUPTI could not run but
+/// first calls are sampled, that their causes come from the CPU samples and the host signals.
+inline std::string sources_ran(std::string source, bool sampling) {
+  constexpr std::string_view fallback = "host signals only: ";
+  if (sampling && source.compare(0, fallback.size(), fallback) == 0)
+    source.replace(0, fallback.size(), "CPU samples and host signals, no CUPTI: ");
+  return source;
+}
+}  // namespace detail
+
 WARMUP_DETAIL_RUNTIME report snapshot(device_wait wait) {
   const detail::busy_section busy;
   report r;
@@ -17,8 +28,9 @@ WARMUP_DETAIL_RUNTIME report snapshot(device_wait wait) {
   r.device_pending = pending;
   r.identity = detail::identity_now();
   if (const auto flush = detail::cause_records().flush.load(std::memory_order_acquire)) flush();
-  r.attribution_source = detail::cause_records().source_now();
-  r.cpu_sampling = detail::sampling_line(detail::cause_records().sampling_status(), detail::cause_records().samples_lost());
+  const std::string sampling = detail::cause_records().sampling_status();
+  r.attribution_source = detail::sources_ran(detail::cause_records().source_now(), sampling.rfind("every ", 0) == 0);
+  r.cpu_sampling = detail::sampling_line(sampling, detail::cause_records().samples_lost());
   r.module_loading = detail::module_loading_mode();
   r.jit_cache = detail::jit_cache_settings();
   r.device = detail::describe_device(r.device_status);
