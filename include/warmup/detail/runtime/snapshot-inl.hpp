@@ -12,9 +12,12 @@ namespace detail {
 /// What `report::attribution_source` says: the store's source, and where CUPTI could not run but
 /// first calls are sampled, that their causes come from the CPU samples and the host signals.
 inline std::string sources_ran(std::string source, bool sampling) {
-  constexpr std::string_view fallback = "host signals only: ";
-  if (sampling && source.compare(0, fallback.size(), fallback) == 0)
+  constexpr std::string_view fallback = "host signals only: ", falls_back = ": attribution falls back to host signals";
+  if (sampling && source.compare(0, fallback.size(), fallback) == 0) {
     source.replace(0, fallback.size(), "CPU samples and host signals, no CUPTI: ");
+    if (const std::size_t at = source.rfind(falls_back); at != std::string::npos && at + falls_back.size() == source.size())
+      source.erase(at);  // the sentence CUPTI's message ends with, which the prefix now corrects
+  }
   return source;
 }
 }  // namespace detail
