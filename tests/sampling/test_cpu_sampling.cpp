@@ -596,6 +596,17 @@ void tick_by_hand(warmup::detail::sample_buffer* o, const void* pc) {
 #endif
   warmup::detail::on_cpu_sample(warmup::detail::sample_signal, &info, &uc);
 }
+
+/// What the process's other threads ran in the test plugin while first call `name` waited.
+std::optional<warmup::cause_time> others_in_plugin(const std::string& name) {
+  const warmup::report r = warmup::snapshot();
+  const auto* s = r.find(warmup::op_kind::region, name);
+  REQUIRE((s && s->host.first_call_causes));
+  warmup::attribution theirs;  // host_code_in reads `causes`
+  theirs.causes = s->host.first_call_causes->other_threads;
+  const warmup::cause_time* c = host_code_in(theirs, "libwarmup_test_plugin.so");
+  return c == nullptr ? std::nullopt : std::optional<warmup::cause_time>(*c);
+}
 }  // namespace
 
 TEST_CASE("a first call that waits on a busy worker names all its CPU: the worker's samples thinned, never cut, in bounded memory") {
@@ -670,14 +681,24 @@ TEST_CASE("a worker made during a sampled first call is named once sample_new_th
   worker->join();
   CHECK(armed == 1u);
   CHECK(warmup::detail::sample_new_threads() == 0u);  // no call in flight: nothing to arm
-  const warmup::report r = warmup::snapshot();
-  const auto* s = r.find(warmup::op_kind::region, "sampling.waits_on_a_new_worker");
-  REQUIRE((s && s->host.first_call_causes));
-  warmup::attribution theirs;
-  theirs.causes = s->host.first_call_causes->other_threads;
-  const auto* in_plugin = host_code_in(theirs, "libwarmup_test_plugin.so");
+  const auto in_plugin = others_in_plugin("sampling.waits_on_a_new_worker");
   // before: the worker, made after the call's start, had no timer: nothing of it named.
-  REQUIRE(in_plugin != nullptr);
+  REQUIRE(in_plugin);
+  CHECK(in_plugin->time >= 25ms);
+}
+
+TEST_CASE("in C++, a worker made during a sampled first call is named once a first call starts on it") {
+  warmup::set_cpu_sampling(200us);
+  spin_fn spin = plugin_spin();
+  {
+    warmup::region_scope s{"sampling.waits_on_a_worker_with_a_first_call"};
+    std::thread([&] {
+      { warmup::region_scope first{"sampling.new_worker_first_call"}; }  // arms this thread for the call waiting
+      spin(60'000'000);
+    }).join();
+  }
+  const auto in_plugin = others_in_plugin("sampling.waits_on_a_worker_with_a_first_call");
+  REQUIRE(in_plugin);  // before: the worker had no timer
   CHECK(in_plugin->time >= 25ms);
 }
 

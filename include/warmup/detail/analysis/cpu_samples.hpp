@@ -120,8 +120,9 @@ struct sample_buffer {
   /// The other threads' buffer of a sampled call (cpu_sampler.hpp, `arm_others`): signals of
   /// every thread but `tid` count, each in its thread's slot. `slots` is fixed when the call is
   /// armed (the threads there then, plus `others_room` for threads made during the call), and
-  /// each slot gets a span of `span` samples: so whatever the call's length and however many
-  /// threads it meets, the others' samples stay in this buffer's `capacity`. Slots are added under
+  /// each slot gets a span of `span` samples (`capacity / slots`, at least 32): so whatever the
+  /// call's length and however many threads it meets, the others' samples stay in this buffer's
+  /// 128 KiB, besides `others_max` slots of a few words each. Slots are added under
   /// `sampler_shared::arming`, each published by `others` once its fields are set.
   std::atomic<bool> any_thread{false};
   static constexpr std::uint32_t others_max = 128;  ///< other threads sampled in one call, at most
