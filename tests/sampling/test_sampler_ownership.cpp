@@ -298,6 +298,35 @@ TEST_CASE("a first call longer than its buffer is thinned, never cut: its CPU ti
   CHECK(status == 0);
 }
 
+TEST_CASE("threads made and gone while sampled calls start and end are armed beside them, and every timer ends") {
+  // What runs at once in a PyTorch program: calls starting and ending (their slots made and
+  // their timers deleted), threads made and ending, and the code sampler arming the new ones
+  // every few milliseconds. Run under ThreadSanitizer as well (the sampling tests' build).
+  const int status = in_child([] {
+    warmup::set_cpu_sampling(200us);
+    std::atomic<bool> stop{false};
+    std::atomic<std::uint32_t> armed{0};
+    std::thread poller([&] {
+      while (!stop) armed += warmup::detail::sample_new_threads();
+    });
+    std::thread maker([&] {
+      while (!stop) std::thread([] { warmup_test::spend_cpu(300'000); }).join();
+    });
+    for (int i = 0; i < 40 || (armed.load() == 0 && i < 1000); ++i) {  // until one was met meanwhile
+      warmup::region_scope s{"arming.call." + std::to_string(i)};
+      plugin_spin()(1'000'000);
+    }
+    stop = true;
+    poller.join();
+    maker.join();
+    if (armed.load() == 0) return 2;  // the poller never met a thread made during a call
+    warmup::detail::sampler_shared& shared = warmup::detail::sampler_state();
+    std::lock_guard<std::mutex> lock(shared.m);
+    return shared.spare.size() == shared.made.load() ? 0 : 3;  // every buffer given back
+  });
+  CHECK(status == 0);
+}
+
 TEST_CASE("a worker's first call is sampled after the main thread's tick number was closed and reused") {
   const int status = in_child([] {
     warmup::set_cpu_sampling(200us);

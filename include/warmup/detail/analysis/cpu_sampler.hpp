@@ -26,11 +26,15 @@
 ///
 /// The process's other threads are sampled too, for the same span (`arm_others`): a first call
 /// may wait on them, and what they ran meanwhile is named apart (`attribution::other_threads`).
+/// Each has its own span of one more buffer, thinned like the caller's; threads made during the
+/// call are armed by `sample_new_threads`.
 #pragma once
 #include "warmup/detail/header_begin.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -96,27 +100,46 @@ inline sample_buffer* buffer_signalled(const siginfo_t* info, long tid) noexcept
   return nullptr;
 }
 
-/// Keeps one of the caller's own samples in its buffer, thinned (sample_buffer::stride): a full
-/// buffer keeps its odd samples, each then standing for its pair's CPU time, and from there one
-/// tick in twice as many is kept, the one that falls a whole new stride after the last kept (this
-/// tick, an old stride after it, is passed over). Bounded work in the handler: one pass over the
-/// buffer each time it fills, ever fewer times as the call goes on.
-inline void keep_thinned(sample_buffer& b, const cpu_sample& x) noexcept {
-  if (b.to_skip != 0) {
-    --b.to_skip;
+/// Keeps one sample in the span `at` of `capacity` samples, thinned (`thinning`): a full span
+/// keeps its odd samples, each then standing for its pair's CPU time, and from there one tick in
+/// twice as many is kept, the one that falls a whole new stride after the last kept (this tick,
+/// an old stride after it, is passed over). Bounded work in the handler: one pass over the span
+/// each time it fills, ever fewer times as the call goes on. Used for the caller's own samples and
+/// for each other thread's span alike, each with one writer.
+inline void keep_thinned(cpu_sample* at, std::uint32_t capacity, thinning& t, const cpu_sample& x) noexcept {
+  if (t.to_skip != 0) {
+    --t.to_skip;
     return;
   }
-  const std::uint32_t i = b.used.load(std::memory_order_relaxed);
-  if (i == sample_buffer::capacity) {  // the stride reaches 2^32 after 2^43 ticks: 28 years at 100 us
-    for (std::uint32_t k = 0; k < sample_buffer::capacity / 2; ++k) b.samples[k] = b.samples[2 * k + 1];
-    b.used.store(sample_buffer::capacity / 2, std::memory_order_release);
-    b.to_skip = b.stride - 1;
-    b.stride *= 2;
+  const std::uint32_t i = t.used.load(std::memory_order_relaxed);
+  if (i >= capacity) {  // the stride reaches 2^32 after 2^43 ticks: 28 years at 100 us
+    for (std::uint32_t k = 0; k < capacity / 2; ++k) at[k] = at[2 * k + 1];
+    t.used.store(capacity / 2, std::memory_order_release);
+    t.to_skip = t.stride - 1;
+    t.stride *= 2;
     return;
   }
-  b.samples[i] = x;
-  b.used.store(i + 1, std::memory_order_release);
-  b.to_skip = b.stride - 1;
+  at[i] = x;
+  t.used.store(i + 1, std::memory_order_release);
+  t.to_skip = t.stride - 1;
+}
+
+/// Keeps another thread's sample in its slot's span of the others' buffer `o`, where the thread
+/// has a slot: the handler on that thread is the slot's one writer. `busy` is set before `armed`
+/// is read again (both sequentially consistent), so the call's end, which clears `armed` before it
+/// reads `busy`, either sees this handler in the span or is seen by it and writes nothing.
+inline void keep_other(sample_buffer& o, const cpu_sample& x) noexcept {
+  const std::uint32_t n = std::min(o.others.load(std::memory_order_acquire), sample_buffer::others_max);
+  for (std::uint32_t k = 0; k < n; ++k) {
+    other_thread_slot& s = o.other[k];
+    if (s.tid.load(std::memory_order_relaxed) != x.tid) continue;
+    bool idle = false;
+    if (!s.busy.compare_exchange_strong(idle, true)) return;
+    if (o.armed.load() && s.tid.load(std::memory_order_relaxed) == x.tid)
+      keep_thinned(o.samples + std::size_t{k} * o.span, o.span, s.kept, x);
+    s.busy.store(false, std::memory_order_release);
+    return;
+  }
 }
 
 /// The handler: async-signal-safe (clock_gettime, gettid and atomics on memory that is never freed).
@@ -126,17 +149,10 @@ inline void on_cpu_sample(int, siginfo_t* info, void* context) noexcept {
   sample_buffer* b = buffer_signalled(info, tid);
   if (b != nullptr && b->magic == sample_buffer::tag && b->armed.load(std::memory_order_relaxed)) {
     const cpu_sample x{clock_ns(CLOCK_MONOTONIC), interrupted_pc(context), clock_ns(CLOCK_THREAD_CPUTIME_ID), tid};
-    if (!b->any_thread.load(std::memory_order_relaxed)) {  // the caller's own: one writer, this thread
-      keep_thinned(*b, x);
-    } else {  // other threads': handlers on several threads at once
-      const std::uint32_t i = b->used.fetch_add(1, std::memory_order_relaxed);
-      if (i < sample_buffer::capacity) {
-        b->samples[i] = x;
-        b->written.fetch_add(1, std::memory_order_release);
-      } else {
-        b->lost.fetch_add(1, std::memory_order_relaxed);
-      }
-    }
+    if (!b->any_thread.load(std::memory_order_relaxed))  // the caller's own: one writer, this thread
+      keep_thinned(b->samples, sample_buffer::capacity, b->kept, x);
+    else  // another thread's: one writer to each thread's span
+      keep_other(*b, x);
   }
   errno = saved;
 }
@@ -279,54 +295,148 @@ inline clockid_t thread_cpu_clock(long tid) noexcept {
   return static_cast<clockid_t>((~static_cast<std::uint32_t>(tid) << 3) | 6u);  // per thread, scheduler time
 }
 
+/// Holds `sampler_shared::arming`, the lock over every call's other-thread slots, where it could
+/// be taken (a std::mutex refuses only on a broken system; the slots are then touched without it).
+class arming_lock {
+ public:
+  arming_lock() noexcept {
+    WARMUP_TRY {
+      sampler_state().arming.lock();
+      held_ = true;
+    } WARMUP_CATCH_ALL {
+    }
+  }
+  arming_lock(const arming_lock&) = delete;
+  arming_lock& operator=(const arming_lock&) = delete;
+  ~arming_lock() {
+    if (held_) sampler_state().arming.unlock();
+  }
+
+ private:
+  bool held_ = false;
+};
+
+/// Calls `f(tid)` for each thread of the process, from /proc/self/task: the library's own
+/// descriptor, closed at once.
+template <class F>
+void for_each_thread(F&& f) noexcept {
+  if (DIR* dir = ::opendir("/proc/self/task")) {
+    while (const dirent* e = ::readdir(dir)) {
+      const long tid = std::strtol(e->d_name, nullptr, 10);
+      if (tid > 0) f(tid);
+    }
+    ::closedir(dir);
+  }
+}
+
+/// Makes the next slot of the others' buffer `o` for thread `tid`, with a timer on its CPU clock
+/// not yet set, and publishes it: false where no slot is left, the thread is gone or no timer
+/// could be made. Under `arming`.
+inline bool add_other(sample_buffer& o, long tid) noexcept {
+  const std::uint32_t k = o.others.load(std::memory_order_relaxed);
+  if (k >= o.slots || k >= sample_buffer::others_max) return false;
+  const clockid_t its_clock = thread_cpu_clock(tid);
+  timespec now{};
+  if (::clock_gettime(its_clock, &now) != 0) return false;  // gone since
+  other_thread_slot& s = o.other[k];
+  sigevent ev = sample_signal_to(tid, &o);
+  if (::timer_create(its_clock, &ev, &s.timer) != 0) return false;
+  s.tid.store(tid, std::memory_order_relaxed);
+  s.cpu0 = static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(now.tv_nsec);
+  s.kept.reset();
+  o.others.store(k + 1, std::memory_order_release);
+  return true;
+}
+
+/// Sets a timer to fire every `interval_ns` of its clock.
+inline void set_every(timer_t timer, std::uint64_t interval_ns) noexcept {
+  itimerspec every{};
+  every.it_interval.tv_sec = every.it_value.tv_sec = static_cast<time_t>(interval_ns / 1'000'000'000u);
+  every.it_interval.tv_nsec = every.it_value.tv_nsec = static_cast<long>(interval_ns % 1'000'000'000u);
+  (void)::timer_settime(timer, 0, &every, nullptr);
+}
+
 /// What the process's other threads do while a call is sampled (a first call may wait on them:
 /// PyTorch's backward runs on its engine thread): a timer on each one's CPU clock, made at the
-/// call's start (at most `sample_buffer::others_max`; threads made later are not sampled),
-/// signalling that thread into one buffer of their own, owned by the caller's buffer `own`.
+/// call's start, signalling that thread into a buffer of their own, owned by the caller's buffer
+/// `own`. Each thread gets a slot and a span of that buffer, thinned as the caller's own samples
+/// are when it fills, so that a call of any length names what each thread ran to its end in the
+/// same memory: one buffer of `sample_buffer::capacity` samples (128 KiB) however many threads
+/// and however long. The slots are the threads there now (at most `others_max - others_room`),
+/// plus `others_room` for threads made during the call, which `sample_new_threads` arms.
 /// Like the caller's tick, a timer on a CPU clock fires only while its thread runs, so no
-/// blocking call of another thread is cut short either. The directory read is the library's own
-/// descriptor, closed at once.
+/// blocking call of another thread is cut short either.
 inline void arm_others(sample_buffer* own, long self, std::uint64_t interval_ns) noexcept {
   sampler_shared& shared = sampler_state();
   sample_buffer* o = shared.take();
   if (o == nullptr) return;
-  o->used.store(0, std::memory_order_relaxed);
-  o->lost.store(0, std::memory_order_relaxed);
-  o->written.store(0, std::memory_order_relaxed);
+  const arming_lock lock;
+  o->others.store(0, std::memory_order_relaxed);
+  o->kept.reset();
   o->user_period_ns = 0;
-  o->others = 0;
+  o->interval_ns = interval_ns;
   o->tid.store(self, std::memory_order_relaxed);
   o->fd.store(-1, std::memory_order_relaxed);
   o->any_thread.store(true, std::memory_order_relaxed);
+  long present[sample_buffer::others_max - sample_buffer::others_room];
+  std::uint32_t n = 0;
+  for_each_thread([&](long tid) {
+    if (tid != self && n < sample_buffer::others_max - sample_buffer::others_room) present[n++] = tid;
+  });
+  o->slots = n + sample_buffer::others_room;
+  o->span = sample_buffer::capacity / o->slots & ~1u;  // even: a full span keeps its odd half
+  for (std::uint32_t i = 0; i < n; ++i) (void)add_other(*o, present[i]);
   o->owner.store(own, std::memory_order_release);
-  if (DIR* dir = ::opendir("/proc/self/task")) {
-    while (const dirent* e = ::readdir(dir)) {
-      const long tid = std::strtol(e->d_name, nullptr, 10);
-      if (tid <= 0 || tid == self) continue;
-      if (o->others == sample_buffer::others_max) break;
-      const clockid_t its_clock = thread_cpu_clock(tid);
-      timespec now{};
-      if (::clock_gettime(its_clock, &now) != 0) continue;  // gone since
-      sigevent ev = sample_signal_to(tid, o);
-      timer_t timer{};
-      if (::timer_create(its_clock, &ev, &timer) != 0) continue;
-      o->other_tid[o->others] = tid;
-      o->other_timer[o->others] = timer;
-      o->other_cpu0[o->others] = static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(now.tv_nsec);
-      ++o->others;
-    }
-    ::closedir(dir);
+  o->armed.store(true);
+  const std::uint32_t armed = o->others.load(std::memory_order_relaxed);
+  for (std::uint32_t k = 0; k < armed; ++k) set_every(o->other[k].timer, interval_ns);
+}
+
+/// Arms, for every sampled call in flight, a timer on each thread made since it began (PyTorch's
+/// autograd engine threads, made at the first backward), within the slots it kept for them
+/// (`sample_buffer::others_room`); returns how many it armed. Safe beside a call's end and the
+/// handlers: it holds `arming`, which a call's start and end take and the handler never does, and
+/// publishes each slot only once its fields are set. Cost: a look over the buffers made, and only
+/// where a call is in flight with a slot free, one listing of /proc/self/task and a timer per new
+/// thread. The Python module's code sampler calls it as it polls; in a C++ program, a first call
+/// sampled on any thread calls it as it starts, and a thread made during a call is otherwise
+/// sampled only where the program calls this.
+inline std::uint32_t sample_new_threads() noexcept {
+  if constexpr (!cpu_sampling_supported) return 0;
+  sampler_shared& shared = sampler_state();
+  const std::uint32_t made = std::min(shared.made.load(std::memory_order_acquire), sampler_shared::max_buffers);
+  const auto in_flight = [&](std::uint32_t i) -> sample_buffer* {
+    sample_buffer* o = shared.buffers[i].load(std::memory_order_relaxed);
+    return o != nullptr && o->any_thread.load(std::memory_order_relaxed) && o->armed.load(std::memory_order_acquire)
+               ? o
+               : nullptr;
+  };
+  bool any = false;
+  for (std::uint32_t i = 0; i < made && !any; ++i) any = in_flight(i) != nullptr;
+  if (!any) return 0;
+  const arming_lock lock;
+  std::uint32_t armed = 0;
+  for (std::uint32_t i = 0; i < made; ++i) {
+    sample_buffer* o = in_flight(i);
+    const void* owner = o == nullptr ? nullptr : o->owner.load(std::memory_order_acquire);
+    if (owner == nullptr || owner == o || o->others.load(std::memory_order_relaxed) >= o->slots) continue;
+    const long caller = o->tid.load(std::memory_order_relaxed);
+    for_each_thread([&](long tid) {
+      if (tid == caller) return;
+      const std::uint32_t n = o->others.load(std::memory_order_relaxed);
+      for (std::uint32_t k = 0; k < n; ++k)
+        if (o->other[k].tid.load(std::memory_order_relaxed) == tid) return;
+      if (!add_other(*o, tid)) return;
+      set_every(o->other[n].timer, o->interval_ns);
+      ++armed;
+    });
   }
-  o->armed.store(true, std::memory_order_release);
-  itimerspec every{};
-  every.it_interval.tv_sec = every.it_value.tv_sec = static_cast<time_t>(interval_ns / 1'000'000'000u);
-  every.it_interval.tv_nsec = every.it_value.tv_nsec = static_cast<long>(interval_ns % 1'000'000'000u);
-  for (std::uint32_t i = 0; i < o->others; ++i) (void)::timer_settime(o->other_timer[i], 0, &every, nullptr);
+  return armed;
 }
 
 /// Ends the other threads' timers of the call whose buffer is `own` and, where `out` is given,
 /// hands over their samples, each thread's apart. A signal raised before a timer ended may still
-/// be in a handler on its thread: its sample is waited for, briefly, or left out.
+/// be in a handler on its thread: its span is waited for, briefly, or left out.
 inline void end_others(sample_buffer* own, std::vector<other_thread_samples>* out) noexcept {
   // The buffer `own` owns: never `own` itself, which names itself as its owner once seized.
   sampler_shared& shared = sampler_state();
@@ -338,23 +448,27 @@ inline void end_others(sample_buffer* own, std::vector<other_thread_samples>* ou
         b->owner.load(std::memory_order_acquire) == own)
       o = b;
   }
-  const void* expected = own;
-  if (o == nullptr || !o->owner.compare_exchange_strong(expected, o, std::memory_order_acq_rel)) return;
-  o->armed.store(false, std::memory_order_relaxed);
-  for (std::uint32_t i = 0; i < o->others; ++i) (void)::timer_delete(o->other_timer[i]);
-  const std::uint32_t n = std::min(o->used.load(std::memory_order_acquire), sample_buffer::capacity);
-  for (int spins = 0; o->written.load(std::memory_order_acquire) < n && spins < 1000; ++spins) ::sched_yield();
-  if (out != nullptr && o->written.load(std::memory_order_acquire) >= n) {
-    WARMUP_TRY {
-      for (std::uint32_t t = 0; t < o->others; ++t) {
-        other_thread_samples each{o->other_tid[t], o->other_cpu0[t], {}};
-        for (std::uint32_t i = 0; i < n; ++i)
-          if (o->samples[i].tid == each.tid) each.samples.push_back(o->samples[i]);
-        if (!each.samples.empty()) out->push_back(std::move(each));
-      }
-    } WARMUP_CATCH_ALL {
-      out->clear();
+  if (o == nullptr) return;
+  std::uint32_t n = 0;
+  {
+    const arming_lock lock;
+    const void* expected = own;
+    if (!o->owner.compare_exchange_strong(expected, o, std::memory_order_acq_rel)) return;
+    o->armed.store(false);  // before `busy` is read: a handler then either is seen or writes nothing
+    n = std::min(o->others.load(std::memory_order_relaxed), sample_buffer::others_max);
+    for (std::uint32_t k = 0; k < n; ++k) (void)::timer_delete(o->other[k].timer);
+  }
+  WARMUP_TRY {
+    for (std::uint32_t k = 0; k < n; ++k) {
+      other_thread_slot& s = o->other[k];
+      for (int spins = 0; s.busy.load() && spins < 1000; ++spins) ::sched_yield();
+      if (out == nullptr || s.busy.load()) continue;
+      const std::uint32_t used = std::min(s.kept.used.load(std::memory_order_acquire), o->span);
+      const cpu_sample* at = o->samples + std::size_t{k} * o->span;
+      if (used != 0) out->push_back({s.tid.load(std::memory_order_relaxed), s.cpu0, {at, at + used}});
     }
+  } WARMUP_CATCH_ALL {
+    out->clear();
   }
   shared.give_back(o);
 }
@@ -393,6 +507,7 @@ class thread_sampler {
   refusal begin(const void* owner, std::uint64_t interval_ns) noexcept {
     forget_if_ended_elsewhere();
     if (buffer_ != nullptr) return refusal::none;  // a nested first call shares the outer's
+    (void)sample_new_threads();  // calls in flight on other threads meet the threads made since
     if (const refusal r = claim_signal(); r != refusal::none) return r;
     if (signal_blocked()) return refusal::signal_blocked;
     sampler_shared& shared = sampler_state();
@@ -407,10 +522,7 @@ class thread_sampler {
     }
     shared.used_tick.store(b->tick.kind, std::memory_order_relaxed);
     if (refused != 0) shared.task_clock_refused.store(refused, std::memory_order_relaxed);
-    b->used.store(0, std::memory_order_relaxed);
-    b->lost.store(0, std::memory_order_relaxed);
-    b->stride = 1;
-    b->to_skip = 0;
+    b->kept.reset();
     b->user_period_ns = b->tick.kind == tick_kind::task_clock ? interval_ns : 0;
     b->tid.store(tid, std::memory_order_relaxed);
     b->fd.store(b->tick.kind == tick_kind::task_clock ? b->tick.fd : -1, std::memory_order_relaxed);
@@ -450,14 +562,13 @@ class thread_sampler {
     end_tick(b->tick);  // a signal it raised was delivered on return
     end_others(b, &out.others);
     sampler_state().tell_watcher(b->tid.load(std::memory_order_relaxed), false);
-    const std::uint32_t n = b->used.load(std::memory_order_acquire);
+    const std::uint32_t n = b->kept.used.load(std::memory_order_acquire);
     out.armed_cpu_ns = b->armed_cpu_ns;
-    out.stride = b->stride;
-    out.user_period_ns = b->user_period_ns * b->stride;  // a kept sample's share of user-mode CPU
-    out.lost = b->lost.load(std::memory_order_relaxed);
+    out.stride = b->kept.stride;
+    out.user_period_ns = b->user_period_ns * b->kept.stride;  // a kept sample's share of user-mode CPU
     // Ticks the program kept from the handler (its own disposition set meanwhile, the signal
     // blocked) were never counted: the time after the last sample is unknown, not the kernel's.
-    out.cut_short = out.lost != 0 || !holds_signal() || signal_blocked();
+    out.cut_short = !holds_signal() || signal_blocked();
     bool copied = true;
     WARMUP_TRY {
       out.samples.assign(b->samples, b->samples + n);
@@ -523,7 +634,7 @@ inline void drop_inherited_ticks() noexcept {
 }
 
 /// The report's sampling line: the status set (off, or its interval), what ticked, and the
-/// samples lost to full buffers.
+/// samples the run's store had no room for.
 inline std::string sampling_line(std::string status, std::uint64_t lost = 0) {
   if (status.rfind("every ", 0) != 0) return status;
   const sampler_shared& s = sampler_state();
@@ -541,8 +652,8 @@ inline std::string sampling_line(std::string status, std::uint64_t lost = 0) {
       break;
   }
   if (lost != 0)
-    status += "; " + std::to_string(lost) + " samples lost (a call keeps " + std::to_string(sample_buffer::capacity) +
-              " of its other threads', the run " + std::to_string(sample_store_cap) + " in all): their CPU time is unattributed";
+    status += "; " + std::to_string(lost) + " samples lost (the run keeps " + std::to_string(sample_store_cap) +
+              " in all): their CPU time is unattributed";
   return status;
 }
 

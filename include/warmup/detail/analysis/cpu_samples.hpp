@@ -69,17 +69,46 @@ struct tick_handle {
 /// (detail/runtime/cause_store.hpp): past it, a sample is counted as lost.
 inline constexpr std::size_t sample_store_cap = std::size_t{1} << 16;
 
+/// One writer's samples in a span of a buffer, thinned rather than cut when the span fills
+/// (cpu_sampler.hpp, `keep_thinned`): one tick in `stride` is kept, `to_skip` more are passed
+/// over before the next. A full span keeps every other sample and doubles the stride, so that a
+/// call of any length keeps samples spread evenly over all of it, each standing for the CPU time
+/// since the one before (the ticks passed over included). Written by one signal handler at a
+/// time: the one on the thread the span samples.
+struct thinning {
+  std::atomic<std::uint32_t> used{0};  ///< samples kept
+  std::uint32_t stride = 1;
+  std::uint32_t to_skip = 0;
+  void reset() noexcept {
+    used.store(0, std::memory_order_relaxed);
+    stride = 1;
+    to_skip = 0;
+  }
+};
+
+/// Another thread sampled while a call is: its timer, its CPU clock when the timer was made, and
+/// its own span of the others' buffer, which only its handler writes (a timer made with
+/// SIGEV_THREAD_ID signals that thread alone). `busy` is taken while a handler writes, so that
+/// the call's end copies the span only once no handler is in it, and a signal raised for an
+/// earlier call of this buffer that arrives late never writes beside the thread's own handler.
+struct other_thread_slot {
+  std::atomic<long> tid{0};
+  timer_t timer{};
+  std::uint64_t cpu0 = 0;
+  thinning kept;
+  std::atomic<bool> busy{false};
+};
+
 /// A sampled call's samples and its tick, from the call's start to its end. Never freed: a
 /// signal raised before the tick's end may still name it; reused by later calls.
 struct sample_buffer {
-  static constexpr std::uint64_t tag = 0x77726d7570736d35ull;  // "wrmupsm5": a buffer of this layout
-  /// Samples a call keeps, whatever its length (128 KiB): the caller's own are thinned when they
-  /// fill it (`stride`), the other threads' counted as lost past it.
+  static constexpr std::uint64_t tag = 0x77726d7570736d36ull;  // "wrmupsm6": a buffer of this layout
+  /// Samples a call keeps, whatever its length (128 KiB): the caller's own thinned when they
+  /// fill it (`kept`), the other threads' each thinned in its own span of it.
   static constexpr std::uint32_t capacity = 4096;
   std::uint64_t magic = tag;
   std::atomic<bool> armed{false};
-  std::atomic<std::uint32_t> used{0};
-  std::atomic<std::uint32_t> lost{0};  ///< ticks that found the buffer full
+  thinning kept;                       ///< the caller's own samples: written by its handler alone
   std::atomic<int> fd{-1};             ///< the task clock's descriptor, whose signals carry it
   std::atomic<long> tid{0};            ///< the thread sampled (gettid), whose signals alone count
   std::atomic<const void*> owner{nullptr};  ///< the call sampled (its site), nullptr: free
@@ -88,23 +117,21 @@ struct sample_buffer {
   /// two samples beyond one period was spent in the kernel. 0: samples stand for all CPU time.
   std::uint64_t user_period_ns = 0;
   tick_handle tick;  ///< under the owner's hands only (the thread that took the buffer, or its end)
-  /// The caller's own ticks: one in `stride` is kept, `to_skip` more are passed over before the
-  /// next. A full buffer keeps every other sample and doubles the stride, so that a call of any
-  /// length keeps samples spread evenly over all of it, each standing for the CPU time since the
-  /// one before (the ticks passed over included). Written by the handler on the sampled thread
-  /// alone, set when the tick is armed.
-  std::uint32_t stride = 1;
-  std::uint32_t to_skip = 0;
-  /// The other threads' buffer of a sampled call (cpu_sampler.hpp, `other_ticks`): signals of
-  /// every thread but `tid` count, appended by several handlers at once (`used` taken by
-  /// fetch_add, `written` counted once a sample's fields are stored).
+  /// The other threads' buffer of a sampled call (cpu_sampler.hpp, `arm_others`): signals of
+  /// every thread but `tid` count, each in its thread's slot. `slots` is fixed when the call is
+  /// armed (the threads there then, plus `others_room` for threads made during the call), and
+  /// each slot gets a span of `span` samples (`capacity / slots`, at least 32): so whatever the
+  /// call's length and however many threads it meets, the others' samples stay in this buffer's
+  /// 128 KiB, besides `others_max` slots of a few words each. Slots are added under
+  /// `sampler_shared::arming`, each published by `others` once its fields are set.
   std::atomic<bool> any_thread{false};
-  std::atomic<std::uint32_t> written{0};
-  static constexpr std::uint32_t others_max = 64;  ///< other threads sampled in one call, at most
-  std::uint32_t others = 0;
-  long other_tid[others_max]{};
-  timer_t other_timer[others_max]{};
-  std::uint64_t other_cpu0[others_max]{};  ///< each one's CPU clock when its timer was made
+  static constexpr std::uint32_t others_max = 128;  ///< other threads sampled in one call, at most
+  static constexpr std::uint32_t others_room = 8;   ///< slots kept at a call's start for threads made later
+  std::atomic<std::uint32_t> others{0};
+  std::uint32_t slots = 0;
+  std::uint32_t span = 0;
+  std::uint64_t interval_ns = 0;  ///< the others' timers' interval, for those made later
+  other_thread_slot other[others_max]{};
   cpu_sample samples[capacity]{};
 };
 
@@ -121,10 +148,9 @@ struct sampled_call {
   std::vector<cpu_sample> samples;
   std::uint64_t armed_cpu_ns = 0;    ///< the thread's CPU clock when the tick was armed
   std::uint64_t user_period_ns = 0;  ///< sample_buffer::user_period_ns, times the stride: a kept sample's share
-  std::uint32_t stride = 1;          ///< one tick in this many kept (sample_buffer::stride)
-  std::uint32_t lost = 0;            ///< other threads' ticks after their buffer filled
-  /// Ticks went uncounted (the signal blocked or taken by the program; the caller's own buffer is
-  /// thinned, never full): the CPU time after the last sample is unknown, not the kernel's.
+  std::uint32_t stride = 1;          ///< one tick in this many kept (thinning::stride)
+  /// Ticks went uncounted (the signal blocked or taken by the program; buffers are thinned,
+  /// never full): the CPU time after the last sample is unknown, not the kernel's.
   bool cut_short = false;
   std::vector<other_thread_samples> others;  ///< the process's other threads meanwhile
 };
@@ -154,6 +180,9 @@ struct sampler_shared {
     if (auto* f = watcher.load(std::memory_order_acquire)) f(tid, begins);
   }
   std::mutex claim;                   ///< two threads claiming the signal at once install one handler
+  /// Guards the other threads' slots of every call (sample_buffer::others): taken by a call's
+  /// start and end and by `sample_new_threads`, never by the signal handler.
+  std::mutex arming;
   std::mutex m;                       ///< guards `spare`
   std::vector<sample_buffer*> spare;  ///< buffers no call holds, to reuse
 
@@ -212,7 +241,7 @@ struct sampler_shared {
   void give_back(sample_buffer* b, bool locked = false) noexcept {
     b->armed.store(false, std::memory_order_relaxed);
     b->any_thread.store(false, std::memory_order_relaxed);
-    b->others = 0;
+    b->others.store(0, std::memory_order_relaxed);
     b->fd.store(-1, std::memory_order_relaxed);
     b->tid.store(0, std::memory_order_relaxed);
     b->tick = tick_handle{};

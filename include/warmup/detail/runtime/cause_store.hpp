@@ -125,7 +125,6 @@ class cause_store {
     const busy_section busy;
     WARMUP_TRY {
       std::lock_guard<std::mutex> lock(mutex_);
-      samples_lost_ += call.lost;
       std::uint64_t cpu = call.armed_cpu_ns;
       const std::uint64_t period = call.user_period_ns;
       const auto keep = [&](const thread_sample& x) {

@@ -55,6 +55,7 @@ inline constexpr fork_lock fork_locks[] = {
     {[]() noexcept { cause_records().lock(); }, []() noexcept { cause_records().unlock(); }},
     {[]() noexcept { sampler_state().claim.lock(); }, []() noexcept { sampler_state().claim.unlock(); }},
     {[]() noexcept { sampler_state().m.lock(); }, []() noexcept { sampler_state().m.unlock(); }},
+    {[]() noexcept { sampler_state().arming.lock(); }, []() noexcept { sampler_state().arming.unlock(); }},
     {[]() noexcept { notice_board().lock(); }, []() noexcept { notice_board().unlock(); }},
     {[]() noexcept { once().time.lock(); }, []() noexcept { once().time.unlock(); }},
 };
