@@ -143,11 +143,18 @@ class code_sampler {
   void run() noexcept {
     pthread_setname_np(pthread_self(), "warmup-names");  // as `top -H` and /proc show it
     std::unique_lock<std::mutex> lock(m_);
+    std::chrono::steady_clock::time_point polled{};
     for (;;) {
       cv_.wait(lock, [&] { return stopped_ || !tids_.empty(); });
       if (stopped_) return;
       lock.unlock();  // never held while waiting for the interpreter's lock
       sample();
+      // The threads made since a sampled call began (PyTorch's autograd engine threads, made at
+      // the first backward) get a CPU tick too: a call may wait on them.
+      if (const auto now = std::chrono::steady_clock::now(); now - polled >= poll_period) {
+        polled = now;
+        (void)warmup::detail::sample_new_threads();
+      }
       lock.lock();
       cv_.wait_for(lock, period, [&] { return stopped_; });
     }
@@ -217,6 +224,7 @@ class code_sampler {
   }
 
   static constexpr std::chrono::milliseconds period{2};
+  static constexpr std::chrono::milliseconds poll_period{50};  ///< new threads looked for
   std::atomic<bool> on_{true};
   std::mutex m_;
   std::condition_variable cv_;
