@@ -102,7 +102,7 @@ class cause_store {
   static constexpr std::size_t sample_cap = sample_store_cap;
   static constexpr std::size_t code_cap = 1u << 16;  ///< code samples (python/code_sampler.hpp)
   static constexpr std::size_t name_cap = 1u << 12;  ///< distinct Python functions they name
-  // The run's bound docs/why-slow.md states: 4 MiB of CPU samples, 2 MiB of code samples.
+  // The run's bound docs/why-slow.md states ("CPU sampling"): 64 bytes a CPU sample, 32 a code sample.
   static_assert(sizeof(thread_sample) <= 64 && sizeof(code_sample) <= 32, "warmup: the sample stores' bound grew");
 
   void add(const cause_record& r) noexcept {
