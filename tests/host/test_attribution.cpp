@@ -648,6 +648,42 @@ TEST_CASE("CPU samples of one object in several cold calls make one host_code ca
   CHECK(a.named.count() == 600);
 }
 
+// A long call's own samples are thinned to one per many milliseconds of its CPU: a stretch
+// between two of them mixes its work and its waiting. The worker's samples carry the call's CPU
+// clock (cpu_sample::caller_cpu_ns), so the waiting is timed to the worker's tick: the worker's
+// CPU while the call waited is named to its first tick of the wait (whose stretch began in the
+// call's work), not scaled by one long stretch's mean share off the CPU.
+TEST_CASE("what a long call waited on is timed by the worker's samples, however thinned the call's own") {
+  namespace d = warmup::detail;
+  const std::uint64_t ms = 1'000'000, t0 = (std::uint64_t{1} << 62) + (std::uint64_t{1} << 45);
+  const std::uint64_t caller = 4244, worker = 4245;  // no threads of ours
+  cold_window w{t0, t0 + 100 * ms, caller};  // on the CPU 0-50 ms, waiting 50-100 ms
+  w.cpu_start_ns = 1'000 * ms, w.cpu_end_ns = w.cpu_start_ns + 50 * ms;
+  d::sampled_call own;  // one kept sample, at 10 ms, for the 10 ms of CPU before it
+  own.armed_cpu_ns = w.cpu_start_ns;
+  own.samples = {{t0 + 10 * ms, std::uintptr_t{0x1000}, w.cpu_start_ns + 10 * ms}};
+  d::cause_records().add_samples(caller, own);
+  d::sampled_call theirs;  // 10 ms of the worker's CPU before each of 60, 70, 80 and 90 ms
+  for (std::uint64_t k = 1; k <= 4; ++k) {
+    d::cpu_sample x{t0 + (50 + 10 * k) * ms, std::uintptr_t{0x1000}, 10 * k * ms};
+    x.caller_cpu_ns = w.cpu_end_ns;  // the call read off the CPU at each
+    theirs.samples.push_back(x);
+  }
+  d::cause_records().add_samples(worker, theirs, caller);
+  const warmup::attribution a = attribute({w}, {});
+  std::chrono::nanoseconds waiting{}, others{};
+  for (const auto& c : a.causes) waiting += c.what == cause::waiting ? c.time : std::chrono::nanoseconds{};
+  for (const auto& c : a.other_threads) others += c.time;
+  CHECK(waiting.count() == 50 * ms);
+  // 10-60 ms is 1/5 off the CPU: 2 ms of the first tick's 10, then 30 ms (10-100 ms, 5/9 off the
+  // CPU, without the readings: 22 ms).
+  CHECK(others.count() >= 32 * ms - 2);
+  CHECK(others.count() <= 32 * ms);
+  CHECK(others <= waiting);
+  for (const auto& c : a.causes)  // the readings are no samples of an object
+    if (c.what == cause::host_code) CHECK(c.count == 1);
+}
+
 TEST_CASE("an object whose samples weigh nothing is no cause") {
   namespace d = warmup::detail;
   const std::uint64_t t0 = (std::uint64_t{1} << 62) + (std::uint64_t{1} << 44), thread = 4243;  // no thread of ours

@@ -657,6 +657,37 @@ TEST_CASE("a first call that waits on a busy worker names all its CPU: the worke
   CHECK(status == 0);
 }
 
+// Each of the worker's ticks reads the waiting call's CPU clock too (cpu_sample::caller_cpu_ns),
+// kept among the call's samples as a reading that names nothing: a long call's thinned samples
+// leave its waiting timed to the worker's tick (tests/host/test_attribution.cpp has the join).
+TEST_CASE("a worker's ticks read the waiting call's CPU clock, kept as the call's readings") {
+  warmup::set_cpu_sampling(200us);
+  spin_fn spin = plugin_spin();
+  int ticked = 0;
+  const std::uint64_t caller = warmup::detail::this_thread_id();
+  const std::uint64_t cpu_before = static_cast<std::uint64_t>(warmup_test::thread_cpu_ns());
+  const std::uint64_t from = warmup::detail::clock_ns(CLOCK_MONOTONIC);
+  wait_in_first_call("sampling.worker_reads_the_callers_clock", [&] {
+    warmup::detail::sample_buffer* o = others_buffer_in_flight();
+    for (int i = 0; i < 16 && o != nullptr; ++i, ++ticked) {
+      spin(100'000);
+      tick_by_hand(o, reinterpret_cast<const void*>(spin));
+    }
+  });
+  const std::uint64_t cpu_after = static_cast<std::uint64_t>(warmup_test::thread_cpu_ns());
+  REQUIRE(ticked == 16);
+  const auto kept = warmup::detail::cause_records().samples_in({from, warmup::detail::clock_ns(CLOCK_MONOTONIC), caller});
+  int readings = 0;
+  for (const warmup::detail::thread_sample& x : kept) {
+    if (x.pc != warmup::detail::clock_reading_pc) continue;
+    ++readings;
+    CHECK(x.weight_ns == 0u);
+    CHECK(x.cpu_ns >= cpu_before);  // the caller's clock, read while it waited
+    CHECK(x.cpu_ns <= cpu_after);
+  }
+  CHECK(readings >= 16);
+}
+
 TEST_CASE("a worker made during a sampled first call is named once sample_new_threads arms it") {
   warmup::set_cpu_sampling(200us);
   spin_fn spin = plugin_spin();

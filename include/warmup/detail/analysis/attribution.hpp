@@ -200,7 +200,7 @@ host_code_split split_samples(const cold_window& w, const split& records, const 
   // cause_store.hpp): a cut on either is the call's.
   const thread_sample* last = nullptr;
   for (const thread_sample& x : samples)
-    if (x.start_ns >= w.start_ns && x.start_ns < w.end_ns &&
+    if (x.pc != clock_reading_pc && x.start_ns >= w.start_ns && x.start_ns < w.end_ns &&
         (last == nullptr || x.start_ns > last->start_ns || (x.start_ns == last->start_ns && x.cut_after)))
       last = &x;
   std::vector<thread_sample> tail;
@@ -209,7 +209,8 @@ host_code_split split_samples(const cold_window& w, const split& records, const 
     if (missed != 0) tail.push_back({last->start_ns, last->end_ns, kernel_pc, last->thread, missed * p, w.cpu_end_ns, p});
   }
   const auto take = [&](const thread_sample& x) {
-    if (x.start_ns < w.start_ns || x.start_ns >= w.end_ns || records.covers(x.start_ns)) return;
+    if (x.pc == clock_reading_pc || x.start_ns < w.start_ns || x.start_ns >= w.end_ns || records.covers(x.start_ns))
+      return;
     // Python code ran where the interpreter did; elsewhere it is what called the object's code.
     std::string function;
     object_named(out, x, code, name_of, function).add(x.weight_ns, 1, function.empty() ? nullptr : &function);
@@ -360,8 +361,10 @@ host_code_split others_samples_while_waiting(const split& own, const split& thei
   };
   std::vector<share> taken;
   for (const thread_sample& x : samples) {
+    // The stretch the sample's CPU time ran in: the one that ends at it where one does (the
+    // waiting call's clock is read at each of its workers' samples).
     const auto s = std::lower_bound(stretches.begin(), stretches.end(), x.start_ns,
-                                    [](const off_cpu_stretch& v, std::uint64_t t) { return v.end_ns <= t; });
+                                    [](const off_cpu_stretch& v, std::uint64_t t) { return v.end_ns < t; });
     if (s == stretches.end() || s->start_ns > x.start_ns || own.covers(x.start_ns) || theirs.covers(x.start_ns)) continue;
     const double here = double(x.weight_ns) * s->off;
     std::string function;

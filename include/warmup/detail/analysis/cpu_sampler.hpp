@@ -124,8 +124,15 @@ inline void keep_thinned(cpu_sample* at, std::uint32_t capacity, thinning& t, co
   t.to_skip = t.stride - 1;
 }
 
+/// The CPU clock of thread `tid` of this process: Linux's encoding of a thread's clock id, as
+/// pthread_getcpuclockid makes it for a pthread_t (the library knows the thread by its id only).
+inline clockid_t thread_cpu_clock(long tid) noexcept {
+  return static_cast<clockid_t>((~static_cast<std::uint32_t>(tid) << 3) | 6u);  // per thread, scheduler time
+}
+
 /// Keeps another thread's sample in its slot's span of the others' buffer `o`, where the thread
-/// has a slot: the handler on that thread is the slot's one writer. `busy` is set before `armed`
+/// has a slot, with the sampled call's thread's CPU clock read then (`cpu_sample::caller_cpu_ns`):
+/// the handler on that thread is the slot's one writer. `busy` is set before `armed`
 /// is read again (both sequentially consistent), so the call's end, which clears `armed` before it
 /// reads `busy`, either sees this handler in the span or is seen by it and writes nothing.
 inline void keep_other(sample_buffer& o, const cpu_sample& x) noexcept {
@@ -135,8 +142,14 @@ inline void keep_other(sample_buffer& o, const cpu_sample& x) noexcept {
     if (s.tid.load(std::memory_order_relaxed) != x.tid) continue;
     bool idle = false;
     if (!s.busy.compare_exchange_strong(idle, true)) return;
-    if (o.armed.load() && s.tid.load(std::memory_order_relaxed) == x.tid)
-      keep_thinned(o.samples + std::size_t{k} * o.span, o.span, s.kept, x);
+    if (o.armed.load() && s.tid.load(std::memory_order_relaxed) == x.tid) {
+      cpu_sample y = x;
+      timespec caller{};
+      y.caller_cpu_ns = ::clock_gettime(thread_cpu_clock(o.tid.load(std::memory_order_relaxed)), &caller) == 0
+                            ? static_cast<std::uint64_t>(caller.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(caller.tv_nsec)
+                            : 0;
+      keep_thinned(o.samples + std::size_t{k} * o.span, o.span, s.kept, y);
+    }
     s.busy.store(false, std::memory_order_release);
     return;
   }
@@ -288,12 +301,6 @@ inline std::string refusal_text(refusal r) {
 /// object's destructor is not sampled.
 enum class sampler_stage : unsigned char { none, idle, armed, gone };
 inline thread_local sampler_stage thread_sampling = sampler_stage::none;
-
-/// The CPU clock of thread `tid` of this process: Linux's encoding of a thread's clock id, as
-/// pthread_getcpuclockid makes it for a pthread_t (the library knows the thread by its id only).
-inline clockid_t thread_cpu_clock(long tid) noexcept {
-  return static_cast<clockid_t>((~static_cast<std::uint32_t>(tid) << 3) | 6u);  // per thread, scheduler time
-}
 
 /// Holds `sampler_shared::arming`, the lock over every call's other-thread slots, where it could
 /// be taken (a std::mutex refuses only on a broken system; the slots are then touched without it).

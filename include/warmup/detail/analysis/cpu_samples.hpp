@@ -29,8 +29,19 @@ struct cpu_sample {
   std::uint64_t ns = 0;
   std::uintptr_t pc = 0;
   std::uint64_t cpu_ns = 0;
-  long tid = 0;  ///< the thread interrupted (gettid)
+  union {
+    long tid = 0;  ///< the thread interrupted (gettid)
+    /// Another thread's sample, once in its thread's span (which names the thread): the sampled
+    /// call's own thread's CPU clock at that instant, 0 where unread. A call waiting on a worker
+    /// has no samples of its own while it waits; these readings say, to the worker's tick, when
+    /// it was off the CPU, however thinned its own samples are.
+    std::uint64_t caller_cpu_ns;
+  };
 };
+
+/// The program counter of a reading of a call's CPU clock that is no sample (`cpu_sample::
+/// caller_cpu_ns`, kept among its thread's samples): it times the call's waiting, and names nothing.
+inline constexpr std::uintptr_t clock_reading_pc = ~std::uintptr_t{0};  // no code lies there
 
 /// The program counter that stands for the kernel: CPU time a task clock's ticks found the
 /// thread in the kernel for (system calls, page faults), which they do not sample.

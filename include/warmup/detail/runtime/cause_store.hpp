@@ -123,7 +123,12 @@ class cause_store {
   /// The CPU samples of one cold call of `thread`: each stands for the CPU time since the one
   /// before. Where they were taken in user mode only (a task clock), a sample stands for one
   /// period of it, and the rest of the time since the one before was the kernel's.
-  void add_samples(std::uint64_t thread, const sampled_call& call, bool for_others = false) noexcept {
+  ///
+  /// Another thread's samples (`caller`: the sampled call's thread) come with that call's CPU
+  /// clock read at each (cpu_sample::caller_cpu_ns): each reading is kept among the caller's
+  /// samples too (pc `clock_reading_pc`, no weight), where it times the call's waiting.
+  void add_samples(std::uint64_t thread, const sampled_call& call, std::uint64_t caller = 0) noexcept {
+    const bool for_others = caller != 0;
     const busy_section busy;
     WARMUP_TRY {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -148,6 +153,7 @@ class cause_store {
         }
         const bool last = i + 1 == call.samples.size();
         keep({c.ns, c.ns + 1, c.pc, thread, weight, c.cpu_ns, period, last && call.cut_short, for_others});
+        if (for_others && c.caller_cpu_ns != 0) keep({c.ns, c.ns + 1, clock_reading_pc, caller, 0, c.caller_cpu_ns, 0});
       }
     } WARMUP_CATCH_ALL {
     }

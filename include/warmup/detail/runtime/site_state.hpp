@@ -70,7 +70,7 @@ inline void stop_cpu_sampling(const void* owner) noexcept {
           sampled_call theirs;
           theirs.samples = std::move(o.samples);
           theirs.armed_cpu_ns = o.armed_cpu_ns;
-          cause_records().add_samples(static_cast<std::uint64_t>(o.tid), theirs, true);
+          cause_records().add_samples(static_cast<std::uint64_t>(o.tid), theirs, this_thread_id());
         }
         if (call.cut_short && !notice_board().raised(notice_kind::sampling_cut))
           notice_board().raise(notice_kind::sampling_cut,
