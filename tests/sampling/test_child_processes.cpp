@@ -2,8 +2,8 @@
 // detail/runtime/child_watch.hpp): their CPU time during the call, by command, in the first
 // call's `other_threads` as `child_process`. The split itself on readings made up here; then
 // real children, driven through pipes (never a sleep): one started and reaped inside the call,
-// one started before it that works inside it too, and none. With CPU sampling on: its own
-// executable (the sampler installs a signal handler).
+// one started before it that works inside it too, and none. With CPU sampling on: in the
+// sampling tests' executable (the sampler installs a signal handler).
 #include "catch.hpp"
 
 #include <signal.h>
@@ -278,14 +278,16 @@ TEST_CASE("a first call with no child process names none") {
 }
 
 TEST_CASE("nothing is read where a first call's causes are not asked for") {
+  const std::chrono::microseconds was = warmup::cpu_sampling_interval();
   warmup::set_cpu_sampling(0us);
   {
     warmup::region_scope s{"children.unasked"};
-    shell_child sh("echo done; read x");
+    shell_child sh(WARMUP_TEST_SPIN "echo done; read x");  // time enough to be named, were it read
     sh.hear();
     d::note_children();
     (void)sh.reap();
   }
   CHECK(processes_of("children.unasked").empty());
   CHECK(d::cause_records().children.open.load() == 0);
+  warmup::set_cpu_sampling(was);
 }

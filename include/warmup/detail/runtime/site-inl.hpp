@@ -111,8 +111,9 @@ WARMUP_DETAIL_RUNTIME void site::cold_call_ends(std::uint64_t index, std::uint64
         if (const std::optional<std::uint64_t> free_now = device_memory_free())
           h.device_memory_taken = static_cast<std::int64_t>(*c->device_free_before) - static_cast<std::int64_t>(*free_now);
       c->first_host = std::move(h);
-      c->first_children = children_at_end(std::exchange(c->children_before, children_reading{}));
     }
+    if (index == 0 && c->children_before.ok)  // read at its start (first_call_begins)
+      c->first_children = children_at_end(std::exchange(c->children_before, children_reading{}));
     if (index != 0 && after_idle) {
       if (c->recent.size() == cold_calls::kept) c->recent.erase(c->recent.begin());
       c->recent.push_back(w);
