@@ -35,6 +35,8 @@ enum class cause : std::uint8_t {
                      ///< module (`cause_time::where`), its hottest functions in `cause_time::functions`
   waiting,           ///< off the CPU where no record says why: disk reads (major page faults), locks,
                      ///< preemption; `cause_time::count` holds the major page faults meanwhile
+  child_process,     ///< CPU time of the processes the call started or waited on (compilers, workers): one
+                     ///< per command (`cause_time::where`), only in `attribution::other_threads`
 };
 
 namespace detail {
@@ -59,6 +61,7 @@ constexpr bool known_cause(cause c) noexcept {
     case cause::library_load:
     case cause::host_code:
     case cause::python_code:
+    case cause::child_process:
     case cause::waiting: return true;
   }
   return false;
@@ -85,6 +88,7 @@ enum class cause_evidence : std::uint8_t {
   cpu_samples,   ///< CPU samples outside every record: one `cause_time` per shared object or Python
                  ///< module, named in `where`
   major_faults,  ///< the major page faults (reads from disk) meanwhile, the evidence for time off the CPU
+  processes,     ///< the processes whose CPU time it is: one `cause_time` per command, named in `where`
 };
 
 /// Which of a cause's records the store keeps (detail/runtime/cause_store.hpp).
@@ -119,6 +123,7 @@ inline constexpr cause_row cause_table[] = {
     {cause::host_code, "host_code", "host code", "#e7ba52", cause_evidence::cpu_samples},
     {cause::python_code, "python_code", "Python code", "#c49c94", cause_evidence::cpu_samples},
     {cause::waiting, "waiting", "waiting off the CPU", "#8ca0c8", cause_evidence::major_faults},
+    {cause::child_process, "child_process", "child process", "#a58fb0", cause_evidence::processes},
 };
 /// Whether `table` has a row for every cause, in the enum's order.
 template <class Row, std::size_t N>
@@ -156,15 +161,19 @@ constexpr cause cause_counting(cause_evidence e) noexcept {
 /// Which of cause `c`'s records the store keeps.
 constexpr cause_kept kept_of(cause c) noexcept { return cause_table[static_cast<std::size_t>(c)].kept; }
 
-/// Whether a cause comes as one `cause_time` per shared object or Python module, named in its `where`.
-constexpr bool by_object(cause c) noexcept { return counted_by(c) == cause_evidence::cpu_samples; }
+/// Whether a cause comes as one `cause_time` per shared object, Python module or command, named in its `where`.
+constexpr bool by_object(cause c) noexcept {
+  return counted_by(c) == cause_evidence::cpu_samples || counted_by(c) == cause_evidence::processes;
+}
 
-/// What the table writes after a cause's count: "(21)", "(67 samples)", "(3 major page faults)".
+/// What the table writes after a cause's count: "(21)", "(67 samples)", "(3 major page faults)",
+/// "(8 processes)".
 constexpr std::string_view count_unit(cause c) noexcept {
   switch (counted_by(c)) {
     case cause_evidence::records: return "";
     case cause_evidence::cpu_samples: return " samples";
     case cause_evidence::major_faults: return " major page faults";
+    case cause_evidence::processes: return " processes";
   }
   return "";
 }

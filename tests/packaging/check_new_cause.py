@@ -30,7 +30,7 @@ def compile_with(header_text, tmp):
 with tempfile.TemporaryDirectory() as tmp:
     shutil.copytree(os.path.join(include, "warmup"), os.path.join(tmp, "warmup"))
     original = open(os.path.join(include, "warmup", "cause.hpp"), encoding="utf-8").read()
-    last = "  waiting,"
+    last = "  child_process,"
     case = "    case cause::waiting: return true;"
     if original.count(last) != 1 or original.count(case) != 1:
         sys.exit(f"check_new_cause.py: cause.hpp no longer has one '{last}' and one '{case}': update this test")

@@ -22,6 +22,7 @@
 #include "warmup/detail/causes.hpp"
 #include "warmup/detail/process.hpp"
 #include "warmup/detail/analysis/attribution.hpp"
+#include "warmup/detail/analysis/child_processes.hpp"
 #include "warmup/detail/analysis/code_samples.hpp"
 #include "warmup/detail/analysis/cpu_samples.hpp"
 
@@ -168,6 +169,9 @@ class cause_store {
   std::string source = "off";
   /// The CPU sampler's process-wide part (detail/analysis/cpu_sampler.hpp).
   sampler_shared sampler;
+  /// The processes first calls wait on, read from /proc (detail/runtime/child_watch.hpp); under
+  /// the mutex (`lock()`), its count of open calls apart.
+  child_watch children;
 
   /// Where the Python interpreter's code lies (set by the Python module): CPU samples there are
   /// named by the code samples (detail/analysis/code_samples.hpp).
@@ -342,6 +346,7 @@ class cause_store {
     code_names_.clear();
     code_index_.clear();
     open_.clear();
+    children.reset();  // the parent's descendants are not the child's
     dropped_.store(0, std::memory_order_relaxed);
     WARMUP_TRY {
       source = "off: a forked child (CUPTI stays its parent's)";

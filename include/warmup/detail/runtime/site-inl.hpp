@@ -45,6 +45,7 @@ WARMUP_DETAIL_RUNTIME void site::first_call_begins(bool device_timed) noexcept {
     c->context_existed = device_timed ? current_context_exists() : std::nullopt;
     if (device_timed && c->context_existed != false) c->device_free_before = device_memory_free();
     c->objects_before = mark_objects();
+    c->children_before = children_at_start();
     if (cause_records().collecting.load(std::memory_order_relaxed))
       cause_records().open_first_call(this_thread_id(), ns_since_epoch(clock::now()));
     c->begun_on = this_thread_id();
@@ -111,6 +112,8 @@ WARMUP_DETAIL_RUNTIME void site::cold_call_ends(std::uint64_t index, std::uint64
           h.device_memory_taken = static_cast<std::int64_t>(*c->device_free_before) - static_cast<std::int64_t>(*free_now);
       c->first_host = std::move(h);
     }
+    if (index == 0 && c->children_before.ok)  // read at its start (first_call_begins)
+      c->first_children = children_at_end(std::exchange(c->children_before, children_reading{}));
     if (index != 0 && after_idle) {
       if (c->recent.size() == cold_calls::kept) c->recent.erase(c->recent.begin());
       c->recent.push_back(w);
@@ -127,6 +130,7 @@ WARMUP_DETAIL_RUNTIME site::cold_view site::cold_calls_seen() const {
   std::lock_guard<std::mutex> lock(c->m);
   v.first = c->first;
   v.first_host = c->first_host;
+  v.first_children = c->first_children;
   v.recent = c->recent;
   return v;
 }
@@ -181,6 +185,7 @@ WARMUP_DETAIL_RUNTIME std::size_t site::cold_bytes() const noexcept {
   std::size_t n = sizeof(cold_calls) + c->recent.capacity() * sizeof(cold_window);
   if (c->first_host)
     for (const std::string& l : c->first_host->libraries_loaded) n += sizeof(std::string) + l.capacity();
+  for (const child_cpu& k : c->first_children) n += sizeof(child_cpu) + k.command.capacity();
   return n;
 }
 

@@ -100,8 +100,11 @@ inline site_report read_site(const site& s, const time_map& time) {
   // work: never more CPU time than the call lasted, as the report states it.
   if (r.first_call_host && r.first_call_host->cpu > r.host.first) r.first_call_host->cpu = r.host.first;
   const cause_store& store = cause_records();
-  if (store.collecting.load(std::memory_order_acquire) || store.size() != 0) {
-    if (cold.first) r.host.first_call_causes = attribute({*cold.first}, r.host, store, object_of);
+  if (store.collecting.load(std::memory_order_acquire) || store.size() != 0 || !cold.first_children.empty()) {
+    if (cold.first) {
+      r.host.first_call_causes = attribute({*cold.first}, r.host, store, object_of);
+      add_child_processes(*r.host.first_call_causes, cold.first_children);
+    }
     if (!cold.recent.empty()) r.host.cold_causes = attribute(cold.recent, r.host, store, object_of);
   }
   r.notes = notes_for(r);

@@ -15,6 +15,7 @@
 
 #include "warmup/config.hpp"
 #include "warmup/detail/runtime/cause_store.hpp"
+#include "warmup/detail/runtime/child_watch.hpp"
 #include "warmup/detail/analysis/cpu_sampler.hpp"
 #include "warmup/detail/analysis/host_probe.hpp"
 #include "warmup/detail/busy.hpp"
@@ -94,8 +95,10 @@ struct cold_calls {
   objects_mark objects_before;
   std::optional<bool> context_existed;
   std::optional<std::uint64_t> device_free_before;  ///< device-timed, where a context existed
+  children_reading children_before;  ///< the process's descendants at the first call's start, where watched
   std::optional<cold_window> first;
   std::optional<host_signals> first_host;
+  std::vector<child_cpu> first_children;  ///< the CPU time they spent during it, by command
   std::vector<cold_window> recent;  ///< calls after idling, oldest first
 };
 
@@ -116,6 +119,7 @@ class shard_lock {
 struct site::cold_view {
   std::optional<cold_window> first;
   std::optional<host_signals> first_host;
+  std::vector<child_cpu> first_children;
   std::vector<cold_window> recent;
 };
 
