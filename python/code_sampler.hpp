@@ -35,6 +35,7 @@
 
 #include "warmup/detail/analysis/cpu_sampler.hpp"
 #include "warmup/detail/runtime/cause_store.hpp"
+#include "warmup/detail/runtime/child_watch.hpp"
 
 namespace warmup_python {
 
@@ -150,10 +151,13 @@ class code_sampler {
       lock.unlock();  // never held while waiting for the interpreter's lock
       sample();
       // The threads made since a sampled call began (PyTorch's autograd engine threads, made at
-      // the first backward) get a CPU tick too: a call may wait on them.
+      // the first backward) get a CPU tick too, and the child processes (compilers, Inductor's
+      // workers) are read, so that one gone before the call's end is named by its command: a
+      // call may wait on either.
       if (const auto now = std::chrono::steady_clock::now(); now - polled >= poll_period) {
         polled = now;
         (void)warmup::detail::sample_new_threads();
+        warmup::detail::note_children();
       }
       lock.lock();
       cv_.wait_for(lock, period, [&] { return stopped_; });
@@ -224,7 +228,7 @@ class code_sampler {
   }
 
   static constexpr std::chrono::milliseconds period{2};
-  static constexpr std::chrono::milliseconds poll_period{50};  ///< new threads looked for
+  static constexpr std::chrono::milliseconds poll_period{50};  ///< new threads and child processes looked for
   std::atomic<bool> on_{true};
   std::mutex m_;
   std::condition_variable cv_;
