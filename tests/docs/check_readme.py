@@ -432,6 +432,8 @@ SPECIFICATIONS = [
     ("docs/reports.md", "200 ms", "the exit test's kernel, an input"),
     ("docs/reports.md", "4 KiB", "the longest site name kept (max_name_bytes)"),
     ("*", "128 KiB", "a sampled call's buffer: 4096 samples of 32 bytes (cpu_samples.hpp's sample_buffer::capacity)"),
+    ("docs/why-slow.md", "50 ms", "the code sampler's poll for new threads and child processes (python/code_sampler.hpp's poll_period)"),
+    ("docs/behaviour.md", "50 ms", "the code sampler's poll for new threads and child processes (python/code_sampler.hpp's poll_period)"),
     ("docs/why-slow.md", "256 KiB", "a sampled first call's two buffers, its own and its other threads' (cpu_samples.hpp)"),
     ("docs/why-slow.md", "4 MiB", "the run's CPU sample store: 65536 samples of 64 bytes (cpu_samples.hpp's sample_store_cap)"),
     ("docs/why-slow.md", "2 MiB", "the run's code sample store: 65536 of 32 bytes (cause_store.hpp's code_cap)"),

@@ -229,6 +229,44 @@ TEST_CASE("a child started and reaped inside a first call is named, with its CPU
   CHECK(all >= cpu - 2 * tick);
 }
 
+// A subprocess read between its fork and its exec shows this process's command line: it is read
+// again, and named by the command it then runs.
+TEST_CASE("a child read between its fork and its exec is named by the command it runs") {
+  warmup::set_cpu_sampling(1000us);
+  int go[2] = {-1, -1}, said[2] = {-1, -1};
+  REQUIRE(pipe(go) == 0);
+  REQUIRE(pipe(said) == 0);
+  {
+    warmup::region_scope s{"children.read_before_exec"};
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {  // async-signal-safe calls only, until the exec
+      char c = 0;
+      if (read(go[0], &c, 1) != 1) _exit(126);
+      dup2(go[0], 0);
+      dup2(said[1], 1);
+      close(go[1]);  // its stdin ends when the test closes its end
+      close(said[0]);
+      execl("/bin/sh", "sh", "-c", WARMUP_TEST_SPIN "echo done; read x", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    d::note_children();  // before its exec: this process's command line
+    REQUIRE(write(go[1], "x", 1) == 1);
+    char c = 0;
+    while (read(said[0], &c, 1) == 1 && c != '\n') {
+    }
+    d::note_children();  // after, while it waits to be let go: the shell's
+    close(go[1]);
+    go[1] = -1;
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+  }
+  for (int fd : {go[0], said[0], said[1]}) close(fd);
+  const auto found = processes_of("children.read_before_exec");
+  REQUIRE(!found.empty());
+  CHECK(found[0].where.rfind("sh -c i=0", 0) == 0);
+}
+
 TEST_CASE("an unnamed child reaped inside a first call still counts, as exited children") {
   warmup::set_cpu_sampling(1000us);
   std::chrono::nanoseconds cpu{};

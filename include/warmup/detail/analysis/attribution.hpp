@@ -407,8 +407,8 @@ attribution attribute(const std::vector<cold_window>& windows, const timing& t, 
   for (const cold_window& w : windows) {
     std::vector<std::pair<std::uint64_t, code_view>> others_code;  // each other thread's, read once
     const auto code_of = [&](std::uint64_t thread) -> const code_view& {
-      for (const auto& [t, v] : others_code)
-        if (t == thread) return v;
+      for (const auto& [seen, v] : others_code)
+        if (seen == thread) return v;
       return others_code.emplace_back(thread, store.code_in(w, thread)).second;
     };
     const split sp = split_window(w, store.overlapping(w));

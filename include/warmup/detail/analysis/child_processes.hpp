@@ -214,6 +214,14 @@ inline std::string read_command(std::int64_t pid, const std::string& comm) {
   return short_command(std::string_view(buf, n > 0 ? static_cast<std::size_t>(n) : 0), comm);
 }
 
+/// This process's own command, as `read_command` gives it: a child that shows it has not yet
+/// called exec (a subprocess read between its fork and its exec) or never will (a fork), so its
+/// command is read again at the next reading rather than kept.
+inline const std::string& own_command() {
+  static const std::string own = read_command(static_cast<std::int64_t>(::getpid()), "");
+  return own;
+}
+
 /// This process's descendants now, breadth first, at most `max_tracked`, their commands not yet
 /// read (`child_watch::name`). Never throws: a process gone between two reads is left out, an
 /// unreadable /proc gives `ok` false.

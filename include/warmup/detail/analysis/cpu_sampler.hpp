@@ -161,7 +161,7 @@ inline void on_cpu_sample(int, siginfo_t* info, void* context) noexcept {
   const long tid = static_cast<long>(::syscall(SYS_gettid));
   sample_buffer* b = buffer_signalled(info, tid);
   if (b != nullptr && b->magic == sample_buffer::tag && b->armed.load(std::memory_order_relaxed)) {
-    const cpu_sample x{clock_ns(CLOCK_MONOTONIC), interrupted_pc(context), clock_ns(CLOCK_THREAD_CPUTIME_ID), tid};
+    const cpu_sample x{clock_ns(CLOCK_MONOTONIC), interrupted_pc(context), clock_ns(CLOCK_THREAD_CPUTIME_ID), {tid}};
     if (!b->any_thread.load(std::memory_order_relaxed))  // the caller's own: one writer, this thread
       keep_thinned(b->samples, sample_buffer::capacity, b->kept, x);
     else  // another thread's: one writer to each thread's span

@@ -36,7 +36,7 @@ inline void read_commands(children_reading& r) {
     s.children.name(r);
   }
   for (proc_reading& p : r.procs)
-    if (p.command.empty()) p.command = read_command(p.pid, p.comm);
+    if (p.command.empty() || p.command == own_command()) p.command = read_command(p.pid, p.comm);
 }
 
 /// At a first call's start, off its clock: the descendants now, kept by the watch, which
