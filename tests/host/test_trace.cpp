@@ -1,10 +1,15 @@
-// The timeline trace as written: its unit, its rows, and causes placed only inside their call.
+// The timeline trace as written: its unit, its rows, and causes placed only inside their call;
+// its times in ns on a clock whose tick is not one.
 #include "catch.hpp"
 
+#include <chrono>
+#include <cstdint>
 #include <sstream>
 #include <string>
 
 #include "warmup/profile.hpp"
+#include "warmup/detail/runtime/process_once.hpp"
+#include "warmup/detail/runtime/site_reader.hpp"
 
 TEST_CASE("the pictures of a report read back with hostile causes: extreme values drawn without overflow") {
   using ns = std::chrono::nanoseconds;
@@ -105,4 +110,43 @@ TEST_CASE("a first call whose end would overflow has no cause slices in the time
   CHECK(warmup::to_trace(r).find("\"cat\":\"cause\"") != std::string::npos);  // placed where it fits
   r.sites[0].timeline[0].host_start = ns::max() - ns{10};  // its end would overflow
   CHECK(warmup::to_trace(r).find("\"cat\":\"cause\"") == std::string::npos);
+}
+
+// The scopes' clock may be the cycle counter, whose tick is not a nanosecond: a site holds ticks,
+// and the report, its timeline and the trace hold nanoseconds. A counter of 4 ticks a ns, one
+// pair placing tick 4,000,000 at 1 ms after the process began: each call starts 20,000 ticks
+// (5 us) after the last and lasts 4,000 ticks (1 us).
+TEST_CASE("the timeline and the trace are in ns on a clock whose tick is a quarter of one") {
+  namespace d = warmup::detail;
+  using ns = std::chrono::nanoseconds;
+  d::site s(warmup::op_kind::region, "trace.ticks", 0);
+  const std::uint64_t origin = d::ns_since_epoch(d::process_start());
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    const d::call_ticket call = s.begin_call(nullptr);
+    const std::uint64_t start = 4'000'000 + 20'000 * i;
+    const bool after_idle = s.end_host(call.index, start, start + 4'000, 4'000);
+    s.end_call(call, 4'000, after_idle, 0, false, false);
+  }
+  d::time_map time;
+  time.source = d::time_source::counter;
+  time.rate = 0.25;  // ns per tick
+  time.pairs[0] = {4'000'000, origin + 1'000'000, 0};
+  time.count = 1;
+  warmup::report r;
+  r.call_times_recorded = true;
+  r.sites = {d::read_site(s, time)};
+  const warmup::site_report& site = r.sites[0];
+  CHECK(site.host.first == ns{1'000});
+  REQUIRE(site.timeline.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(site.timeline[i].index == i);
+    CHECK(site.timeline[i].host_start == ns{1'000'000 + 5'000 * static_cast<long long>(i)});
+    CHECK(site.timeline[i].host == ns{1'000});
+  }
+  // The trace's times are in us, to the ns.
+  const std::string trace = warmup::to_trace(r);
+  for (const char* call : {R"("ts":1000.000,"dur":1.000)", R"("ts":1005.000,"dur":1.000)", R"("ts":1010.000,"dur":1.000)"}) {
+    INFO(call);
+    CHECK(trace.find(call) != std::string::npos);
+  }
 }

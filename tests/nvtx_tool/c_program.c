@@ -323,6 +323,73 @@ static int cross(void) {
   return 0;
 }
 
+/* Every NVTX entry point that opens a range, each with its own kind of name, twice: narrow (A),
+ * wide (W), and Ex with each message type (ASCII, Unicode, a string registered narrow or wide),
+ * in NVTX's default domain and in one of the program's. Each range's name says how it was given,
+ * so a handler that reads one kind as another (a wide name read as char*) names another site. */
+static nvtxEventAttributes_t message_of(int type, const void* m) {
+  nvtxEventAttributes_t a = attributes();
+  a.messageType = type;
+  if (type == NVTX_MESSAGE_TYPE_ASCII) a.message.ascii = (const char*)m;
+  else if (type == NVTX_MESSAGE_TYPE_UNICODE) a.message.unicode = (const wchar_t*)m;
+  else a.message.registered = (nvtxStringHandle_t)m;
+  return a;
+}
+
+static int entry_points(void) {
+  nvtxDomainHandle_t d = nvtxDomainCreateA("entry");
+  nvtxStringHandle_t reg_default = nvtxDomainRegisterStringA(NULL, "e.push.ex.registered");
+  nvtxStringHandle_t reg_default_start = nvtxDomainRegisterStringW(NULL, L"e.start.ex.registered\u00e9");
+  nvtxStringHandle_t reg_a = nvtxDomainRegisterStringA(d, "d.push.registered_a");
+  nvtxStringHandle_t reg_w = nvtxDomainRegisterStringW(d, L"d.push.registered_w\u00e9");
+  nvtxStringHandle_t reg_start = nvtxDomainRegisterStringA(d, "d.start.registered");
+  for (int i = 0; i < 2; ++i) {
+    nvtxRangePushA("e.push.a");
+    nvtxRangePop();
+    nvtxRangePushW(L"e.push.w\u00e9");
+    nvtxRangePop();
+    nvtxEventAttributes_t a = message_of(NVTX_MESSAGE_TYPE_ASCII, "e.push.ex.ascii");
+    nvtxRangePushEx(&a);
+    nvtxRangePop();
+    a = message_of(NVTX_MESSAGE_TYPE_UNICODE, L"e.push.ex.unicode\u00e9");
+    nvtxRangePushEx(&a);
+    nvtxRangePop();
+    a = message_of(NVTX_MESSAGE_TYPE_REGISTERED, reg_default);
+    nvtxRangePushEx(&a);
+    nvtxRangePop();
+
+    nvtxRangeEnd(nvtxRangeStartA("e.start.a"));
+    nvtxRangeEnd(nvtxRangeStartW(L"e.start.w\u00e9"));
+    a = message_of(NVTX_MESSAGE_TYPE_ASCII, "e.start.ex.ascii");
+    nvtxRangeEnd(nvtxRangeStartEx(&a));
+    a = message_of(NVTX_MESSAGE_TYPE_UNICODE, L"e.start.ex.unicode\u00e9");
+    nvtxRangeEnd(nvtxRangeStartEx(&a));
+    a = message_of(NVTX_MESSAGE_TYPE_REGISTERED, reg_default_start);
+    nvtxRangeEnd(nvtxRangeStartEx(&a));
+
+    a = message_of(NVTX_MESSAGE_TYPE_ASCII, "d.push.ascii");
+    nvtxDomainRangePushEx(d, &a);
+    nvtxDomainRangePop(d);
+    a = message_of(NVTX_MESSAGE_TYPE_UNICODE, L"d.push.unicode\u00e9");
+    nvtxDomainRangePushEx(d, &a);
+    nvtxDomainRangePop(d);
+    a = message_of(NVTX_MESSAGE_TYPE_REGISTERED, reg_a);
+    nvtxDomainRangePushEx(d, &a);
+    nvtxDomainRangePop(d);
+    a = message_of(NVTX_MESSAGE_TYPE_REGISTERED, reg_w);
+    nvtxDomainRangePushEx(d, &a);
+    nvtxDomainRangePop(d);
+
+    a = message_of(NVTX_MESSAGE_TYPE_ASCII, "d.start.ascii");
+    nvtxDomainRangeEnd(d, nvtxDomainRangeStartEx(d, &a));
+    a = message_of(NVTX_MESSAGE_TYPE_UNICODE, L"d.start.unicode\u00e9");
+    nvtxDomainRangeEnd(d, nvtxDomainRangeStartEx(d, &a));
+    a = message_of(NVTX_MESSAGE_TYPE_REGISTERED, reg_start);
+    nvtxDomainRangeEnd(d, nvtxDomainRangeStartEx(d, &a));
+  }
+  return 0;
+}
+
 /* Ranges, then exec: this process image ends without its exit handlers, so without a report. */
 static int exec_after_ranges(void) {
   nvtxRangePushA("exec.range");
@@ -376,6 +443,7 @@ int main(int argc, char** argv) {
   if (strcmp(what, "slot") == 0) return slot();
   if (strcmp(what, "one") == 0) return one();
   if (strcmp(what, "cross") == 0) return cross();
+  if (strcmp(what, "entry_points") == 0) return entry_points();
   if (strcmp(what, "exec") == 0) return exec_after_ranges();
   if (strcmp(what, "replace") == 0) return replace_injection();
   if (strcmp(what, "wait") == 0) return wait_for_term();
@@ -389,7 +457,7 @@ int main(int argc, char** argv) {
     raise(SIGTERM);
     return 1;
   }
-  fprintf(stderr, "usage: %s ranges|misbehave|many|deep|unended|signal|blocked|slot|one|cross|exec|replace|wait|exit|kill [N]\n",
+  fprintf(stderr, "usage: %s ranges|misbehave|many|deep|unended|signal|blocked|slot|one|cross|entry_points|exec|replace|wait|exit|kill [N]\n",
           argv[0]);
   return 2;
 }

@@ -134,6 +134,22 @@ def test_registered_string_pushed_in_another_domain():
     assert calls(r) == {"[NCCL] Shared": 2, "[other] Shared": 2, "Shared": 2}, calls(r)
 
 
+def test_every_entry_point_with_its_own_argument():
+    # Each NVTX call that opens a range, twice, with the kind of name it takes: narrow, wide,
+    # Ex with an ASCII, a Unicode and a registered message (registered narrow or wide), in the
+    # default domain and in one of the program's. A wide name read as char* would name the site
+    # by its first character ("e", "d"); one read as another call's kind, another site.
+    r, _ = run(C_PROGRAM, "entry_points")
+    e = "\u00e9"
+    names = ["e.push.a", f"e.push.w{e}", "e.push.ex.ascii", f"e.push.ex.unicode{e}", "e.push.ex.registered",
+             "e.start.a", f"e.start.w{e}", "e.start.ex.ascii", f"e.start.ex.unicode{e}", f"e.start.ex.registered{e}",
+             "[entry] d.push.ascii", f"[entry] d.push.unicode{e}", "[entry] d.push.registered_a",
+             f"[entry] d.push.registered_w{e}", "[entry] d.start.ascii", f"[entry] d.start.unicode{e}",
+             "[entry] d.start.registered"]
+    assert calls(r) == {n: 2 for n in names}, calls(r)
+    assert "no range" not in notices(r) and "never" not in notices(r), notices(r)
+
+
 def test_device_time_asked_where_it_cannot_be_had():
     # WARMUP_NVTX_DEVICE=on needs CUPTI and a GPU (tests/nvtx_tool/check_nvtx_device.py has the
     # GPU's side): without them the ranges are measured all the same, host-timed, and the report

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -219,6 +220,39 @@ def test_until_steady_on_python_code():
     assert nan.why == "error"
     with pytest.raises(TypeError, match="name is a str"):
         warmup.until_steady(step, b"prewarm.bytes")
+
+
+def spread_calls():
+    """A function whose calls last 0.5, 1, 2 and 4 ms in turn: never within 5% of its median (the
+    median's 95% interval over 20 calls spans 1 to 2 ms), always within 1000%."""
+    calls = []
+
+    def step():
+        time.sleep((0.5, 1.0, 2.0, 4.0)[len(calls) % 4] / 1000)
+        calls.append(1)
+    return step, calls
+
+
+def test_until_steady_judges_by_the_tolerance_given():
+    # The same calls, two tolerances, two outcomes: the tolerance reaches the rule.
+    step, calls = spread_calls()
+    loose = warmup.until_steady(step, "prewarm.tolerance_loose", max_calls=60, tolerance=10.0)
+    assert loose.steady and loose.why == "steady" and loose.calls < 60, (loose.why, loose.calls)
+    assert loose.p50_high_ns - loose.p50_low_ns > 0.2 * loose.p50_ns, (loose.p50_low_ns, loose.p50_ns, loose.p50_high_ns)
+    strict = warmup.until_steady(step, "prewarm.tolerance_default", max_calls=60)
+    assert strict.why == "call_budget" and strict.calls == 60, (strict.why, strict.calls)
+    bad = warmup.until_steady(step, "prewarm.tolerance_bad", tolerance=-1.0)
+    assert bad.why == "error" and "tolerance" in bad.status.message, bad.status.message
+
+
+def test_until_steady_max_time_is_in_seconds():
+    # Calls that never settle within 5%, under a budget of 0.15 s: the loop stops at the first
+    # call that ends after 0.15 s from its start, whatever the machine's load.
+    step, calls = spread_calls()
+    r = warmup.until_steady(step, "prewarm.max_time", max_calls=100000, max_time=0.15)
+    assert r.why == "time_budget", (r.why, r.calls)
+    assert 0.15e9 <= r.took_ns < 0.15e9 + 2e9, r.took_ns  # not 0.15 ms, not 150 s
+    assert r.calls == len(calls), (r.calls, len(calls))
 
 
 def test_prewarm_without_a_gpu_says_why():

@@ -25,8 +25,8 @@ INCLUDE = os.path.join("include", "warmup")
 # mutants of tools/mutants may lie in it, named by their path from the root. The module and the
 # C++ extension of its tests are built with the programs; the CTest test `python` judges them.
 PYTHON_SOURCES = ("python/module.cpp", "python/scope_object.hpp", "python/streams.hpp", "python/code_sampler.hpp",
-                  "python/detached_call.hpp", "python/terminate_report.hpp", "python/warmup/_child_processes.py",
-                  "python/warmup/_timed.py")
+                  "python/detached_call.hpp", "python/terminate_report.hpp", "python/warmup/__init__.py",
+                  "python/warmup/_child_processes.py", "python/warmup/_launcher.py", "python/warmup/_timed.py")
 PYTHON_TARGETS = ["warmup_python", "warmup_test_extension"]
 # The NVTX tool's own C++ (nvtx_tool/) and its launcher (`warmup-report run`), likewise: planted
 # mutants only, judged by the CTest test `nvtx_tool` (the tool, the programs it runs under,
