@@ -12,17 +12,48 @@ using namespace std::chrono_literals;
 
 using support::sample_report;
 
+namespace {
+/// A CSV's lines, split at CRLF. A rest that no CRLF ends (rows ended by LF alone, or a last
+/// row left open) is one more line, and `every_line_ends_in_crlf` is false: the split stops at
+/// the end of the text whatever its line endings, so a wrong ending fails a check, never hangs.
+struct crlf_lines {
+  std::vector<std::string> lines;
+  bool every_line_ends_in_crlf = true;
+};
+
+crlf_lines split_crlf(const std::string& text) {
+  crlf_lines out;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = text.find("\r\n", at);
+    if (end == std::string::npos) {
+      out.lines.push_back(text.substr(at));
+      out.every_line_ends_in_crlf = false;
+      break;
+    }
+    out.lines.push_back(text.substr(at, end - at));
+    at = end + 2;
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("the CSV tests' line split ends on any line ending: rows ended by LF alone fail, never hang") {
+  const crlf_lines lf = split_crlf("op,name\nregion,once\n");
+  CHECK_FALSE(lf.every_line_ends_in_crlf);
+  CHECK(lf.lines == std::vector<std::string>{"op,name\nregion,once\n"});
+  const crlf_lines open_end = split_crlf("op,name\r\nregion,once");
+  CHECK_FALSE(open_end.every_line_ends_in_crlf);
+  CHECK(open_end.lines == std::vector<std::string>{"op,name", "region,once"});
+  const crlf_lines crlf = split_crlf("op,name\r\nregion,once\r\n");
+  CHECK(crlf.every_line_ends_in_crlf);
+  CHECK(crlf.lines == std::vector<std::string>{"op,name", "region,once"});
+}
+
 TEST_CASE("CSV: one column per JSON field, named by its path; absent figures are empty cells") {
   const std::string csv = warmup::to_csv(sample_report());
-  const auto lines = [&] {
-    std::vector<std::string> out;
-    for (std::size_t at = 0; at < csv.size();) {
-      const std::size_t end = csv.find("\r\n", at);
-      out.push_back(csv.substr(at, end - at));
-      at = end + 2;
-    }
-    return out;
-  }();
+  const crlf_lines split = split_crlf(csv);
+  CHECK(split.every_line_ends_in_crlf);
+  const std::vector<std::string>& lines = split.lines;
   REQUIRE(lines.size() == 3);
   const auto cells = [](const std::string& line) {
     std::vector<std::string> out(1);

@@ -371,7 +371,9 @@ rc, out, err = run("merge", "-o", upper["M.JSON"], "-o", upper["M.Csv"], *ranks)
 check(rc == 0 and (json_of(upper["M.JSON"]) or {}).get("sites") == m["sites"]
       and open(upper["M.Csv"]).read() == open(os.path.join(work, "merged.csv")).read(),
       "merge -o M.JSON, -o M.Csv: the merged JSON and CSV, as .json and .csv")
-rc, out, err = run("compare", "-o", upper["C.JSON"], base, same)
+# A report against its copy: exit 0 whatever the machine did (two real runs may differ by more
+# than the default 10%, and what is judged here is the output's format).
+rc, out, err = run("compare", "-o", upper["C.JSON"], base, copy)
 check(rc == 0 and (json_of(upper["C.JSON"]) or {}).get("schema") == "warmup.compare/1", "compare -o C.JSON: the comparison's JSON")
 rc, out, err = run("show", merged, "-o", upper["X2.SVG"])
 check(rc == 0 and open(upper["X2.SVG"]).read() == open(os.path.join(work, "merged.svg")).read(),
