@@ -661,11 +661,11 @@ TEST_CASE("what a long call waited on is timed by the worker's samples, however 
   w.cpu_start_ns = 1'000 * ms, w.cpu_end_ns = w.cpu_start_ns + 50 * ms;
   d::sampled_call own;  // one kept sample, at 10 ms, for the 10 ms of CPU before it
   own.armed_cpu_ns = w.cpu_start_ns;
-  own.samples = {{t0 + 10 * ms, std::uintptr_t{0x1000}, w.cpu_start_ns + 10 * ms}};
+  own.samples = {{t0 + 10 * ms, std::uintptr_t{0x1000}, w.cpu_start_ns + 10 * ms, {}}};
   d::cause_records().add_samples(caller, own);
   d::sampled_call theirs;  // 10 ms of the worker's CPU before each of 60, 70, 80 and 90 ms
   for (std::uint64_t k = 1; k <= 4; ++k) {
-    d::cpu_sample x{t0 + (50 + 10 * k) * ms, std::uintptr_t{0x1000}, 10 * k * ms};
+    d::cpu_sample x{t0 + (50 + 10 * k) * ms, std::uintptr_t{0x1000}, 10 * k * ms, {}};
     x.caller_cpu_ns = w.cpu_end_ns;  // the call read off the CPU at each
     theirs.samples.push_back(x);
   }
@@ -677,8 +677,8 @@ TEST_CASE("what a long call waited on is timed by the worker's samples, however 
   CHECK(waiting.count() == 50 * ms);
   // 10-60 ms is 1/5 off the CPU: 2 ms of the first tick's 10, then 30 ms (10-100 ms, 5/9 off the
   // CPU, without the readings: 22 ms).
-  CHECK(others.count() >= 32 * ms - 2);
-  CHECK(others.count() <= 32 * ms);
+  CHECK(others.count() >= static_cast<std::int64_t>(32 * ms - 2));
+  CHECK(others.count() <= static_cast<std::int64_t>(32 * ms));
   CHECK(others <= waiting);
   for (const auto& c : a.causes)  // the readings are no samples of an object
     if (c.what == cause::host_code) CHECK(c.count == 1);
