@@ -748,16 +748,26 @@ TEST_CASE("a worker made during a sampled first call is named once sample_new_th
 TEST_CASE("in C++, a worker made during a sampled first call is named once a first call starts on it") {
   warmup::set_cpu_sampling(200us);
   spin_fn spin = plugin_spin();
+  std::chrono::nanoseconds worker_cpu{};
   {
     warmup::region_scope s{"sampling.waits_on_a_worker_with_a_first_call"};
     std::thread([&] {
       { warmup::region_scope first{"sampling.new_worker_first_call"}; }  // arms this thread for the call waiting
-      spin(60'000'000);
+      // Its ticks raised by hand, as the kernel's tick may give it few under load: they count
+      // only where the thread has a slot, which its first call's start gave it.
+      warmup::detail::sample_buffer* o = others_buffer_in_flight();
+      const std::int64_t t0 = warmup_test::thread_cpu_ns();
+      for (int i = 0; i < 16; ++i) {
+        spin(4'000'000);
+        if (o != nullptr) tick_by_hand(o, reinterpret_cast<const void*>(spin));
+      }
+      worker_cpu = std::chrono::nanoseconds{warmup_test::thread_cpu_ns() - t0};
     }).join();
   }
   const auto in_plugin = others_in_plugin("sampling.waits_on_a_worker_with_a_first_call");
   REQUIRE(in_plugin);  // before: the worker had no timer
-  CHECK(in_plugin->time >= 25ms);
+  INFO("the worker's CPU " << worker_cpu.count() << " ns");
+  CHECK(in_plugin->time * 10 >= worker_cpu * 9);
 }
 
 TEST_CASE("another thread blocked while a first call is sampled is never interrupted by its timer") {
