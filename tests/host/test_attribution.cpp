@@ -460,11 +460,11 @@ TEST_CASE("a sampled call cut short marks its last sample, and the samples lost 
   };
   forget();
   sampled_call call;
-  call.samples = {{100, 0x10, 1'000}, {200, 0x20, 2'000}, {300, 0x30, 3'000}};
+  call.samples = {{100, 0x10, 1'000, {}}, {200, 0x20, 2'000, {}}, {300, 0x30, 3'000, {}}};
   call.cut_short = true;
   cause_records().add_samples(42, call);
   sampled_call past;  // 7 more than the run's store holds: counted as lost
-  past.samples.assign(warmup::detail::sample_store_cap - 3 + 7, {400, 0x40, 4'000});
+  past.samples.assign(warmup::detail::sample_store_cap - 3 + 7, {400, 0x40, 4'000, {}});
   cause_records().add_samples(43, past);
   const std::vector<thread_sample> kept = cause_records().samples_in(cold_window{0, 1000, 42});
   REQUIRE(kept.size() == 3);
@@ -633,7 +633,7 @@ TEST_CASE("CPU samples of one object in several cold calls make one host_code ca
   const std::uint64_t thread = 4242;  // no thread of this process
   for (const std::uint64_t at : {t0 + 500, t0 + 2'500}) {
     sampled_call call;
-    call.samples = {{at, kernel_pc, 300}};  // 300 ns of CPU time since the tick was armed (at 0)
+    call.samples = {{at, kernel_pc, 300, {}}};  // 300 ns of CPU time since the tick was armed (at 0)
     cause_records().add_samples(thread, call);
   }
   const warmup::attribution a = attribute({{t0, t0 + 1'000, thread}, {t0 + 2'000, t0 + 3'000, thread}}, {});
@@ -689,7 +689,7 @@ TEST_CASE("an object whose samples weigh nothing is no cause") {
   const std::uint64_t t0 = (std::uint64_t{1} << 62) + (std::uint64_t{1} << 44), thread = 4243;  // no thread of ours
   // The second tick found no CPU time spent since the first: its object had none of the call.
   d::sampled_call call;
-  call.samples = {{t0 + 300, d::kernel_pc, 300}, {t0 + 600, std::uintptr_t{0x1000}, 300}};
+  call.samples = {{t0 + 300, d::kernel_pc, 300, {}}, {t0 + 600, std::uintptr_t{0x1000}, 300, {}}};
   d::cause_records().add_samples(thread, call);
   const warmup::attribution a = attribute({{t0, t0 + 1'000, thread}}, {});
   std::size_t host_code = 0;

@@ -109,12 +109,12 @@ TEST_CASE("the store names a first call's Python code: one cause per module, its
     // function i runs i + 1 samples' worth: f9 is the hottest
     store.add_code_sample(thread, at, "model.layers", "f" + std::to_string(i));
     cpu += 1'000 * (i + 1);
-    call.samples.push_back({at, lo + 8, cpu});
+    call.samples.push_back({at, lo + 8, cpu, {}});
   }
   // Another thread's code sample, nearer a CPU sample than this thread's nearest: never its name.
   const std::uint64_t between = t0 + 1'000'000 * n + 500'000;
   store.add_code_sample(thread + 1, between, "other.thread", "g");
-  call.samples.push_back({between, lo + 8, cpu});  // no CPU time since the one before
+  call.samples.push_back({between, lo + 8, cpu, {}});  // no CPU time since the one before
   store.add_samples(thread, call);
   warmup::timing t;
   const warmup::attribution a =

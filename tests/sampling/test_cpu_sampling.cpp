@@ -570,6 +570,22 @@ void tick_by_hand(warmup::detail::sample_buffer* o, const void* pc) {
   warmup::detail::on_cpu_sample(warmup::detail::sample_signal, &info, &uc);
 }
 
+/// A worker's share of a call: `rounds` rounds of the plugin's spin of `each`, each followed by a
+/// tick by hand into the other threads' buffer of the call in flight. The kernel's tick on a
+/// thread's CPU clock is 4 or 10 ms, and under load the worker may get few of them while the
+/// caller waits; these are exact. Returns the thread's CPU time spent; none of it is ticked where
+/// no buffer is armed for this thread (`*ticked` false).
+std::chrono::nanoseconds spin_ticked(spin_fn spin, int rounds, long long each, bool* ticked = nullptr) {
+  warmup::detail::sample_buffer* o = others_buffer_in_flight();
+  if (ticked != nullptr) *ticked = o != nullptr;
+  const std::int64_t t0 = warmup_test::thread_cpu_ns();
+  for (int i = 0; i < rounds; ++i) {
+    spin(each);
+    if (o != nullptr) tick_by_hand(o, reinterpret_cast<const void*>(spin));
+  }
+  return std::chrono::nanoseconds{warmup_test::thread_cpu_ns() - t0};
+}
+
 /// What the process's other threads ran in the test plugin while first call `name` waited.
 std::optional<warmup::cause_time> others_in_plugin(const std::string& name) {
   const warmup::report r = warmup::snapshot();
@@ -588,19 +604,10 @@ TEST_CASE("a first call that waits on a worker names what the worker did meanwhi
   spin_fn spin = plugin_spin();
   std::int64_t worker_cpu = 0;
   bool ticked = false;
-  // A timer on the worker's CPU clock ticks at the kernel's tick (4 or 10 ms), and under load
-  // the worker may get few of them while the caller waits: its ticks are raised here too, 16 of
-  // them, one after each 3.75 ms of the plugin's spin (60 ms of the worker's CPU).
-  wait_in_first_call("sampling.waits_on_a_worker", [&] {
-    warmup::detail::sample_buffer* o = others_buffer_in_flight();
-    const std::int64_t t0 = warmup_test::thread_cpu_ns();
-    for (int i = 0; i < 16 && o != nullptr; ++i) {
-      spin(3'750'000);
-      tick_by_hand(o, reinterpret_cast<const void*>(spin));
-    }
-    worker_cpu = warmup_test::thread_cpu_ns() - t0;
-    ticked = o != nullptr;
-  });
+  // The worker's ticks raised by hand: 16 of them, one after each 3.75 ms of the plugin's spin
+  // (60 ms of the worker's CPU).
+  wait_in_first_call("sampling.waits_on_a_worker",
+                     [&] { worker_cpu = spin_ticked(spin, 16, 3'750'000, &ticked).count(); });
   const warmup::report r = warmup::snapshot();
   (void)warmup::set_attribution(false);
   REQUIRE(ticked);
@@ -715,15 +722,9 @@ TEST_CASE("a worker made during a sampled first call is named once sample_new_th
       cv.notify_all();
       cv.wait(lock, [&] { return go; });
       lock.unlock();
-      // Its ticks raised by hand, as the kernel's tick may give it few under load: they count
-      // only where the thread has a slot, which sample_new_threads gave it.
-      warmup::detail::sample_buffer* o = others_buffer_in_flight();
-      const std::int64_t t0 = warmup_test::thread_cpu_ns();
-      for (int i = 0; i < 16; ++i) {
-        spin(4'000'000);
-        if (o != nullptr) tick_by_hand(o, reinterpret_cast<const void*>(spin));
-      }
-      worker_cpu = std::chrono::nanoseconds{warmup_test::thread_cpu_ns() - t0};
+      // Its ticks raised by hand: they count only where the thread has a slot, which
+      // sample_new_threads gave it.
+      worker_cpu = spin_ticked(spin, 16, 4'000'000);
       lock.lock();
       done = true;
       cv.notify_all();
@@ -753,15 +754,9 @@ TEST_CASE("in C++, a worker made during a sampled first call is named once a fir
     warmup::region_scope s{"sampling.waits_on_a_worker_with_a_first_call"};
     std::thread([&] {
       { warmup::region_scope first{"sampling.new_worker_first_call"}; }  // arms this thread for the call waiting
-      // Its ticks raised by hand, as the kernel's tick may give it few under load: they count
-      // only where the thread has a slot, which its first call's start gave it.
-      warmup::detail::sample_buffer* o = others_buffer_in_flight();
-      const std::int64_t t0 = warmup_test::thread_cpu_ns();
-      for (int i = 0; i < 16; ++i) {
-        spin(4'000'000);
-        if (o != nullptr) tick_by_hand(o, reinterpret_cast<const void*>(spin));
-      }
-      worker_cpu = std::chrono::nanoseconds{warmup_test::thread_cpu_ns() - t0};
+      // Its ticks raised by hand: they count only where the thread has a slot, which its first
+      // call's start gave it.
+      worker_cpu = spin_ticked(spin, 16, 4'000'000);
     }).join();
   }
   const auto in_plugin = others_in_plugin("sampling.waits_on_a_worker_with_a_first_call");
