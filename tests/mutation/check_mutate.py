@@ -222,6 +222,8 @@ def main():
                   "judge_steps: a mutant no step reaches survives, unreached")
         check("skips (skipped)" in r.stdout, "judge_steps: a step that skips on the clean build is left out, and named")
 
+    check_python()
+
     # nvcc's front end names a header's line as file(line): an error there blames its mutant.
     build = runner.Build(os.path.join(tempfile.gettempdir(), "unused"), 1)
     region = types.SimpleNamespace(first_line=10, last_line=12)
@@ -229,7 +231,80 @@ def main():
     check(build.blame(f"{header}(11): error: no instance of overloaded function\n",
                       [{"id": 4, "header": "scope.hpp", "region": region}]) == {4},
           "an nvcc error in a mutant's region blames it")
+    tool = os.path.join(build.src, "nvtx_tool", "ranges.cpp")
+    check(build.blame(f"{tool}:12:5: error: no match for 'operator<'\n",
+                      [{"id": 5, "header": "nvtx_tool/ranges.cpp", "region": region}]) == {5},
+          "an error in the NVTX tool's own C++ blames the mutant there")
     return report()
+
+
+PY_MAIN = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+import fixture
+print(fixture.clamp_low(1, 2), fixture.clamp_low(5, 2), fixture.scaled(3), fixture.label(True),
+      fixture.call_with(lambda a, b, scale: (a - b) * scale, 5, 2, scale=3), fixture.count([4, 5]), fixture.LIMIT)
+"""
+
+
+def check_python():
+    """pygen.py on tests/mutation/fixture.py: the operators where they belong, none in a
+    docstring, an f-string or an annotation; and every mutant switched into the file at once,
+    each changing what the program prints only when it is the active one, and recording that it
+    was reached."""
+    import pygen
+    text = open(os.path.join(HERE, "fixture.py")).read()
+    cands = pygen.candidates_in("fixture.py", text)
+    check(ops(at(cands, "if x < low:")) == ["condition_false", "condition_true", "lt_to_ge", "lt_to_le",
+                                            "negate_condition"],
+          f"python: if x < low: boundary, negation, forced; got {ops(at(cands, 'if x < low:'))}")
+    check(ops(at(cands, "return x * factor + 1")) == ["add_to_sub", "int_one_to_zero", "int_plus_one", "mul_to_div",
+                                                      "return_default"],
+          f"python: arithmetic, constants, a returned value; got {ops(at(cands, 'return x * factor + 1'))}")
+    check([c["mutated"] for c in at(cands, "return fn(a, b, scale=scale)") if c["operator"] == "drop_keyword"]
+          == ["fn(a, b)"], "python: a keyword argument dropped")
+    check([c["mutated"] for c in at(cands, "return fn(a, b, scale=scale)") if c["operator"] == "swap_arguments"]
+          == ["fn(b, a, scale=scale)"], "python: neighbouring arguments swapped")
+    check("remove_statement" in ops(at(cands, "n += 1")) and "int_plus_one" in ops(at(cands, "n += 1")),
+          "python: n += 1: statement removed, constant changed")
+    check(not at(cands, "a < b, x + 1") and not at(cands, "from __future__"), "python: nothing in a docstring")
+    check(not [c for c in at(cands, "text = f") if c["operator"] != "remove_statement"], "python: nothing in an f-string")
+    check(ops(at(cands, "SHAPE: tuple[int, 8]")) == ["int_plus_one", "remove_statement"] and
+          not [c for c in at(cands, "SHAPE") if "9" in c["mutated"]], "python: nothing in an annotation")
+    check(len({c["key"] for c in cands}) == len(cands), "python: keys are distinct")
+    kept, _ = runner.resolve_overlaps(cands)
+    for i, m in enumerate(kept):
+        m["id"] = i
+    switched, dropped = pygen.apply(text, kept)
+    check(not dropped, "python: disjoint regions all switched")
+    with tempfile.TemporaryDirectory() as tmp:
+        pkg, reach = os.path.join(tmp, "pkg"), os.path.join(tmp, "reach")
+        os.makedirs(pkg)
+        os.makedirs(reach)
+        with open(os.path.join(pkg, "fixture.py"), "w") as f:
+            f.write(switched)
+        pygen.write_switch_module(os.path.join(pkg, "_warmup_mutation.py"), os.path.join(tmp, "active"))
+        main = os.path.join(tmp, "main.py")
+        with open(main, "w") as f:
+            f.write(PY_MAIN)
+
+        def run(mid, reach_to=None):
+            env = dict(os.environ, WARMUPTEST_MUTANT=str(mid))
+            env.pop("WARMUPTEST_REACH", None)
+            if reach_to:
+                env["WARMUPTEST_REACH"] = reach_to
+            return subprocess.run([sys.executable, main, HERE if mid is None else pkg], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True, env=env).stdout
+
+        clean = run(None)
+        check(run(-1, reach) == clean, "python: every switch off: the program as it was")
+        reached = {int(l) for f in os.listdir(reach) for l in open(os.path.join(reach, f)) if l.strip()}
+        check(len(reached) >= len(kept) * 3 // 4, f"python: the run records the regions it reaches ({len(reached)} of {len(kept)})")
+        changed = sum(run(m["id"]) != clean for m in kept)
+        check(changed >= len(kept) * 3 // 4, f"python: an active mutant changes what the program prints ({changed} of {len(kept)})")
+        before, after = text.split("\n"), switched.split("\n")
+        check(len(after) == len(before) + 2 and all(after[i + 2] == ln for i, ln in enumerate(before) if ln.startswith("def ") and "=" not in ln),
+              "python: the switched file keeps its lines, but the switch's two")
 
 
 def report():

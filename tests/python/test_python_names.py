@@ -277,13 +277,18 @@ def test_no_blocking_call_of_a_sampled_first_call_is_cut_short(tmp_path):
 
 def test_odd_module_names_are_named_never_raised(tmp_path):
     # Code whose globals' __name__ is no str names its file; one whose name has no UTF-8 (a lone
-    # surrogate) is "?": the program's own thread never sees an error of the sampler's.
+    # surrogate) is "?": the program's own thread never sees an error of the sampler's. Each runs
+    # for 300 ms of this thread's CPU, however long the code sampler's thread waits for a core.
     r = run_python(r'''
-        import json, warmup
-        spin = "t = 0\nfor i in range(1_200_000):\n    t += i % 7\n"
+        import json, time, warmup
+        spin = "t = 0\nfor i in range(100_000):\n    t += i % 7\n"
+        def run(code, globals):
+            t0 = time.thread_time()
+            while time.thread_time() - t0 < 0.3:
+                exec(code, globals)
         with warmup.region("names.odd"):
-            exec(compile(spin, "generated_by_test.py", "exec"), {"__name__": 5})
-            exec(compile(spin, "surrogate.py", "exec"), {"__name__": "bad\ud800name"})
+            run(compile(spin, "generated_by_test.py", "exec"), {"__name__": 5})
+            run(compile(spin, "surrogate.py", "exec"), {"__name__": "bad\ud800name"})
         print(warmup.snapshot().to_json())
         ''', tmp_path)
     assert r.returncode == 0, r.stderr

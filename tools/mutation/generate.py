@@ -722,14 +722,18 @@ def candidates_in(header, text, fields=None):
             # return false, 0, nullptr, {}: already the default, so removing it changes nothing.
             if "[" not in body and body not in ("false", "0", "0u", "nullptr", "0.0", "std :: nullopt"):
                 add("return_default", r, f"std::decay_t<decltype({body})>{{}}", a - 1)
-    # stable keys: header, operator, line text, occurrence
+    return assign_keys(out), toks
+
+
+def assign_keys(cands):
+    """Each candidate's occurrence and stable key (header, operator, line text, occurrence)."""
     seen = {}
-    for c in out:
+    for c in cands:
         k = (c["header"], c["operator"], c["line_text"])
         c["occurrence"] = seen.get(k, 0) + 1
         seen[k] = c["occurrence"]
         c["key"] = key_of(c["header"], c["operator"], c["line_text"], c["occurrence"])
-    return out, toks
+    return cands
 
 
 def key_of(header, op, line_text, occurrence):

@@ -17,26 +17,27 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import generate  # noqa: E402
+import pygen  # noqa: E402
 import schema  # noqa: E402
 
 INCLUDE = os.path.join("include", "warmup")
-# The Python module's own C++ (python/) and Python (python/warmup/, whose planted mutants are
-# written as text: the build copies the package): no mutant is generated there, but planted
-# mutants of tools/mutants may lie in it, named by their path from the root. The module and the
-# C++ extension of its tests are built with the programs; the CTest test `python` judges them.
-PYTHON_SOURCES = ("python/module.cpp", "python/scope_object.hpp", "python/streams.hpp", "python/code_sampler.hpp",
-                  "python/detached_call.hpp", "python/terminate_report.hpp", "python/warmup/__init__.py",
-                  "python/warmup/_child_processes.py", "python/warmup/_launcher.py", "python/warmup/_timed.py")
+def _files(*patterns):
+    return tuple(sorted(os.path.relpath(p, ROOT) for pat in patterns for p in glob.glob(os.path.join(ROOT, pat))))
+
+
+# The Python module's own C++ (python/) and Python (python/warmup/*.py: pygen.py generates its
+# mutants, and the build copies the package at configure time, so a planted mutant there is
+# written as text): named by their path from the root. The module and the C++ extension of its
+# tests are built with the programs; the CTest test `python` judges them.
+PYTHON_SOURCES = _files("python/*.cpp", "python/*.hpp", "python/warmup/*.py")
 PYTHON_TARGETS = ["warmup_python", "warmup_test_extension"]
-# The NVTX tool's own C++ (nvtx_tool/) and its launcher (`warmup-report run`), likewise: planted
-# mutants only, judged by the CTest test `nvtx_tool` (the tool, the programs it runs under,
-# warmup-report) and the host file of its names.
-NVTX_TOOL_SOURCES = ("nvtx_tool/names.hpp", "nvtx_tool/known_name.hpp", "nvtx_tool/ranges.cpp", "nvtx_tool/injection.cpp", "nvtx_tool/next_tool.cpp",
-                     "nvtx_tool/device_time.cpp", "nvtx_tool/late_ranges.cpp", "nvtx_tool/run_status.cpp",
-                     "tools/warmup-report/run.cpp", "tools/warmup-report/child.cpp", "tools/warmup-report/tool_records.cpp")
+# The NVTX tool's own C++ (nvtx_tool/) and `warmup-report` with its launcher, likewise: judged
+# by the CTest test `nvtx_tool` (the tool, the programs it runs under, warmup-report), the
+# report tool's tests and the host file of its names.
+NVTX_TOOL_SOURCES = _files("nvtx_tool/*.cpp", "nvtx_tool/*.hpp", "tools/warmup-report/*.cpp", "tools/warmup-report/*.hpp")
 NVTX_TOOL_TARGETS = ["warmup_nvtx", "warmup_nvtx_c_program", "warmup_nvtx_cpp_program", "warmup_nvtx_next_capture",
                      "warmup_spin_program", "warmup-report"]
-# Every file outside include/warmup that a planted mutant may change.
+# Every file outside include/warmup that a mutant may change: every source a user runs.
 OTHER_SOURCES = PYTHON_SOURCES + NVTX_TOOL_SOURCES
 # The programs a mutation build makes: every C++ test program that runs without a GPU, a
 # compiler or MPI, each host test file a program of its own (WARMUP_TEST_PER_FILE). Left out:
@@ -66,6 +67,7 @@ NOT_SCORED = {
     "detail/analysis/cupti_records.hpp": "CUPTI: only with a GPU and its driver",
     "detail/analysis/cupti_callbacks.hpp": "CUPTI: only with a GPU and its driver",
     "cublas.hpp": "cuBLAS prewarm: only with a GPU",
+    "nvtx_tool/device_time.cpp": "the NVTX tool's device times: CUPTI, only with a GPU",
     "mpi.hpp": "MPI gathering: mpirun with 4 ranks, not in the mutation build",
     "detail/io/rank_wire.hpp": "MPI's wire format: only warmup::mpi's programs use it",
     "detail/runtime/device_rings.hpp": "device timing: only with a GPU",
@@ -113,8 +115,8 @@ def headers(root=ROOT):
 
 
 def sources(root=ROOT):
-    """The headers (by their path under include/warmup) and the Python module's C++ (by its
-    path from the root): every text a planted mutant may change."""
+    """The headers (by their path under include/warmup) and the other sources a user runs (by
+    their path from the root): every text a mutant may change."""
     return {**headers(root), **{p: open(os.path.join(root, p), encoding="utf-8").read() for p in OTHER_SOURCES}}
 
 
@@ -124,11 +126,13 @@ def source_path(root, name):
 
 
 def all_candidates(root=ROOT):
-    texts = headers(root)
-    fields = generate.field_neighbours([generate.lex(t) for t in texts.values()])
+    """Every generated candidate: the headers' and the other sources' C++ (a field's neighbours
+    taken from the headers), and the package's Python."""
+    texts = sources(root)
+    fields = generate.field_neighbours([generate.lex(t) for t in headers(root).values()])
     out = []
     for h, t in texts.items():
-        out.extend(generate.candidates_in(h, t, fields)[0])
+        out.extend(pygen.candidates_in(h, t) if h.endswith(".py") else generate.candidates_in(h, t, fields)[0])
     return out
 
 
@@ -188,6 +192,22 @@ def sample(cands, n, seed, exclude_headers=NOT_SCORED):
 
 
 # --- the build -------------------------------------------------------------------------------
+def compile_flags(command, keep_file):
+    """(compiler, flags) of one entry of compile_commands.json, without its output, dependency
+    files and -c; its source file kept or left out."""
+    words = command["arguments"] if "arguments" in command else shlex.split(command["command"])
+    name = os.sep + os.path.basename(command["file"])
+    flags, skip = [], False
+    for w in words[1:]:
+        if skip:
+            skip = False
+        elif w in ("-o", "-MF", "-MT", "-MQ"):
+            skip = True
+        elif w not in ("-c", "-MD", "-MMD") and (keep_file or (w != command["file"] and not w.endswith(name))):
+            flags.append(w)
+    return words[0], flags
+
+
 def copy_tree(src):
     listed = run(["git", "-C", ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard"])
     if listed.returncode != 0:
@@ -277,11 +297,19 @@ class Build:
                 f"{'ok' if r.returncode == 0 else 'errors'} ({time.monotonic() - t0:.0f} s)")
             if r.returncode == 0:
                 kept = self.preprocessed_ids()
-                # The module's own files are compiled whole, wherever the module is built.
+                # A planted mutant in the module's or the tool's own files is compiled wherever
+                # they are built; a generated one where the preprocessor keeps it; the package's
+                # Python wherever the module is built.
                 python_built = bool(glob.glob(os.path.join(self.dir, "python", "warmup", "_warmup*.so")))
                 tool_built = os.path.exists(os.path.join(self.dir, "nvtx_tool", "libwarmup_nvtx.so"))
+                if python_built:
+                    pygen.write_switch_module(os.path.join(self.dir, "python", "_warmup_mutation.py"), self.active)
+                others = self.other_preprocessed_ids()
                 for m in live:
-                    if m["header"] in PYTHON_SOURCES:
+                    if m["header"] in OTHER_SOURCES and m["operator"] != "planted" and \
+                            not m["header"].endswith(".py") and m["id"] not in others:
+                        m["why"] = "compiled out here: in a branch the preprocessor leaves out"
+                    elif m["header"] in PYTHON_SOURCES:
                         if python_built:
                             kept.add(m["id"])
                         else:
@@ -308,22 +336,28 @@ class Build:
         flags and `extra` (-E, -fsyntax-only, a define): the compiler's result."""
         commands = json.load(open(os.path.join(self.dir, "compile_commands.json")))
         ref = next(c for c in commands if "/tests/host/test_" in c["file"])
-        words = ref["arguments"] if "arguments" in ref else shlex.split(ref["command"])
-        flags, skip = [], False
-        for w in words[1:]:
-            if skip:
-                skip = False
-            elif w in ("-o", "-MF", "-MT", "-MQ"):
-                skip = True
-            elif w not in ("-c", "-MD", "-MMD") and w != ref["file"] and not w.endswith(os.sep + os.path.basename(ref["file"])):
-                flags.append(w)
+        compiler, flags = compile_flags(ref, keep_file=False)
         tu = os.path.join(self.work, "every_header.cpp")
         with open(tu, "w") as f:
             for h in headers(self.src):
                 if h not in PREPROCESS_APART:
                     f.write(f"#include <warmup/{h}>\n")
-        return subprocess.run([words[0], *flags, *extra, tu], cwd=ref["directory"],
+        return subprocess.run([compiler, *flags, *extra, tu], cwd=ref["directory"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def other_preprocessed_ids(self):
+        """The generated mutants of the other sources' C++ that the preprocessor keeps, in the
+        compile of each of their files (the headers beside them come in with their .cpp)."""
+        ids = set()
+        commands = json.load(open(os.path.join(self.dir, "compile_commands.json")))
+        for c in commands:
+            if os.path.relpath(c["file"], self.src) not in OTHER_SOURCES:
+                continue
+            compiler, flags = compile_flags(c, keep_file=True)
+            r = subprocess.run([compiler, *flags, "-E", "-w"], cwd=c["directory"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+            ids |= {int(m) for m in re.findall(r"warmup_mutation::on\((\d+)\)", r.stdout)}
+        return ids
 
     def preprocessed_ids(self):
         """The mutants whose switch the preprocessor keeps, in the configurations the build
@@ -363,13 +397,14 @@ class Build:
             new = text
             if h in by_header:
                 regions = [m for m in by_header[h] if "patch" not in m]
-                new, dropped = schema.apply(text, regions)
+                new, dropped = (pygen.apply if h.endswith(".py") else schema.apply)(text, regions)
                 assert not dropped, "nested regions must be resolved before writing"
                 for m in by_header[h]:
                     if "patch" in m:
                         old, repl = m["patch"]
                         assert new.count(old) == 1, f"{h}: a patch's text must occur once, outside every region"
-                        new = new.replace(old, repl.replace("@ON@", schema.call(m["id"])))
+                        on = (pygen.call if h.endswith(".py") else schema.call)(m["id"])
+                        new = new.replace(old, repl.replace("@ON@", on))
             if open(path, encoding="utf-8").read() != new:
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(new)
@@ -379,15 +414,21 @@ class Build:
         notes name in a header, within the mutant's region)."""
         where = set()
         base = os.path.join(self.src, INCLUDE) + os.sep
+
+        def named(path):  # the name sources() gives a file of the copy, or None
+            p = os.path.normpath(os.path.join(self.dir, path))
+            if p.startswith(base):
+                return p[len(base):]
+            rel = os.path.relpath(p, self.src)
+            return rel if rel in OTHER_SOURCES else None
+
         # g++'s and clang's "file:line:col: error", and nvcc's front end's "file(line): error".
-        for m in re.finditer(r"^(\S+?\.hpp)(?::(\d+):(?:\d+:)?|\((\d+)\):) (error|note|required from)", output, re.M):
-            p = os.path.normpath(m.group(1))
-            if p.startswith(base):
-                where.add((p[len(base):], int(m.group(2) or m.group(3))))
-        for m in re.finditer(r"(\S+?\.hpp):(\d+):\d+:\s+(?:required from|in constexpr expansion)", output):
-            p = os.path.normpath(m.group(1))
-            if p.startswith(base):
-                where.add((p[len(base):], int(m.group(2))))
+        for m in re.finditer(r"^(\S+?\.[hc]pp)(?::(\d+):(?:\d+:)?|\((\d+)\):) (error|note|required from)", output, re.M):
+            if named(m.group(1)):
+                where.add((named(m.group(1)), int(m.group(2) or m.group(3))))
+        for m in re.finditer(r"(\S+?\.[hc]pp):(\d+):\d+:\s+(?:required from|in constexpr expansion)", output):
+            if named(m.group(1)):
+                where.add((named(m.group(1)), int(m.group(2))))
         bad = set()
         for mu in live:
             r = mu["region"]
@@ -454,6 +495,8 @@ class Build:
         # failure is all a verdict needs (--abort, in Catch2 2 and 3).
         if mutant != -1 and not args and catch_alone(t):
             command.append("--abort")
+        elif mutant != -1 and "pytest" in command:  # python -m pytest: likewise, -x
+            command.append("-x")
         t0 = time.monotonic()
         p = subprocess.Popen(command, cwd=t["cwd"], env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, start_new_session=True)
