@@ -338,10 +338,10 @@ def test_launcher():
     p = subprocess.run([REPORT_TOOL, "run", "--", C_PROGRAM, "ranges"], env=clean_env(),
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and "c.outer" in p.stderr and "[NCCL] AllReduce" in p.stderr, p.stderr
-    # A tool named already is chained, and told.
+    # A tool named already is chained, and told; a WARMUP_NVTX_NEXT exported empty names none.
     capture = os.path.join(WORK, "launcher_capture.txt")
     p = subprocess.run([REPORT_TOOL, "run", "-o", out, "--", C_PROGRAM, "ranges"],
-                       env=clean_env(NVTX_INJECTION64_PATH=CAPTURE, NVTX_CAPTURE_FILE=capture),
+                       env=clean_env(NVTX_INJECTION64_PATH=CAPTURE, NVTX_CAPTURE_FILE=capture, WARMUP_NVTX_NEXT=""),
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and "WARMUP_NVTX_NEXT" in p.stderr, p.stderr
     with open(capture) as f:
@@ -349,9 +349,18 @@ def test_launcher():
     # The program's exit status is the command's; a missing program is 127, no program 2.
     p = subprocess.run([REPORT_TOOL, "run", "--", C_PROGRAM, "bad-mode"], env=clean_env(), capture_output=True, text=True)
     assert p.returncode == 2 and "usage" in p.stderr
-    p = subprocess.run([REPORT_TOOL, "run", "--", os.path.join(WORK, "no-such-program")], env=clean_env(),
+    # A program that cannot start leaves no folder of the run's behind in TMPDIR.
+    tmp = os.path.join(WORK, "launcher_tmp")
+    os.makedirs(tmp, exist_ok=True)
+    p = subprocess.run([REPORT_TOOL, "run", "--", os.path.join(WORK, "no-such-program")], env=clean_env(TMPDIR=tmp),
                        capture_output=True, text=True)
     assert p.returncode == 127 and "cannot start" in p.stderr, p.stderr
+    assert os.listdir(tmp) == [], os.listdir(tmp)
+    # A TMPDIR where no folder can be made: the program runs, without a status folder named.
+    p = subprocess.run([REPORT_TOOL, "run", "--", "/usr/bin/env"], env=clean_env(TMPDIR=os.path.join(WORK, "no-such-dir")),
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "NVTX_INJECTION64_PATH=" in p.stdout, p.stderr
+    assert "WARMUP_NVTX_STATUS" not in p.stdout, p.stdout
     p = subprocess.run([REPORT_TOOL, "run"], env=clean_env(), capture_output=True, text=True)
     assert p.returncode == 2 and "run needs a program" in p.stderr
     # A build tree copied whole elsewhere (a bundle for another machine): the tool is found where

@@ -68,6 +68,7 @@ NOT_SCORED = {
     "detail/analysis/cupti_callbacks.hpp": "CUPTI: only with a GPU and its driver",
     "cublas.hpp": "cuBLAS prewarm: only with a GPU",
     "nvtx_tool/device_time.cpp": "the NVTX tool's device times: CUPTI, only with a GPU",
+    "nvtx_tool/device_time.hpp": "the NVTX tool's device times: CUPTI, only with a GPU",
     "mpi.hpp": "MPI gathering: mpirun with 4 ranks, not in the mutation build",
     "detail/io/rank_wire.hpp": "MPI's wire format: only warmup::mpi's programs use it",
     "detail/runtime/device_rings.hpp": "device timing: only with a GPU",
