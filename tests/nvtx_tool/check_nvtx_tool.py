@@ -8,6 +8,10 @@ usage: check_nvtx_tool.py TOOL THREAD_SLOT C_PROGRAM CPP_PROGRAM NEXT_CAPTURE SC
 seconds, and a CTest test of its own runs it beside the others)
 """
 import json
+import re
+import resource
+import shlex
+import signal
 import os
 import shutil
 import subprocess
@@ -363,6 +367,24 @@ def test_launcher():
     assert "WARMUP_NVTX_STATUS" not in p.stdout, p.stdout
     p = subprocess.run([REPORT_TOOL, "run"], env=clean_env(), capture_output=True, text=True)
     assert p.returncode == 2 and "run needs a program" in p.stderr
+    p = subprocess.run([REPORT_TOOL, "run", "-o", out], env=clean_env(), capture_output=True, text=True)
+    assert p.returncode == 2 and "run needs a program" in p.stderr, p.stderr  # -o has its value
+    # The program starts with the signal mask the launcher was given (its own waits blocked
+    # signals while it waits, not for the program): SIGUSR1 blocked stays blocked, no more.
+    p = subprocess.run([REPORT_TOOL, "run", "--", "/bin/grep", "^SigBlk", "/proc/self/status"], env=clean_env(),
+                       capture_output=True, text=True, timeout=60,
+                       preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_SETMASK, {signal.SIGUSR1}))
+    assert p.returncode == 0 and int(p.stdout.split()[1], 16) == 1 << (signal.SIGUSR1 - 1), p.stdout
+    # Many processes and few descriptors: each record is read and closed, so every process that
+    # ended without its report is named with its own pid.
+    tmp = os.path.join(WORK, "launcher_many")
+    os.makedirs(tmp, exist_ok=True)
+    loop = f"for i in $(seq 40); do {shlex.quote(C_PROGRAM)} exec >/dev/null || exit 1; done"
+    p = subprocess.run([REPORT_TOOL, "run", "-o", out, "--", "/bin/sh", "-c", loop], env=clean_env(TMPDIR=tmp),
+                       capture_output=True, text=True, timeout=120,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (32, 32)))
+    named = re.findall(r"process (\d+) \(\S+ exec\) made NVTX ranges and ended without writing its report", p.stderr)
+    assert p.returncode == 0 and len(set(named)) == 40 and "0" not in named, (len(set(named)), p.stderr[-2000:])
     # A build tree copied whole elsewhere (a bundle for another machine): the tool is found where
     # the tree puts it beside the program, not at the path the build made it.
     tree = os.path.join(WORK, "copied_tree")

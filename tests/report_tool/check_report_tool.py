@@ -386,6 +386,12 @@ check(rc == 0 and open(shown["OUT.JSON"]).read() == open(upper["M.JSON"]).read()
 rc, out, err = run("show", base, "-o", shown["OUT2.JSON"])
 check(rc == 0 and (json_of(shown["OUT2.JSON"]) or {}).get("schema") == "warmup.report/3", "show report.json -o OUT2.JSON: the report's JSON")
 
+# A refused -o is named, cut at 200 bytes (a path as long as a hostile one may be).
+long_name = os.path.join(work, "x" * 300 + ".trace.json")
+rc, out, err = run("merge", "-o", long_name, *ranks)
+shown_name = long_name.encode()[:200].decode()
+check(rc == 2 and f"-o {shown_name}...:" in err, "merge -o with a 300-byte name: named, cut at 200 bytes")
+
 # One table of formats says which documents each writes: an extension of a format a document is
 # not written in is refused before anything is read or written, naming the formats it is.
 for args, written_as in ((("merge", "-o", os.path.join(work, "refused.trace.json"), *ranks), ".txt, .json, .csv, .svg"),
