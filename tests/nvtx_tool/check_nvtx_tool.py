@@ -212,6 +212,11 @@ def test_cpp_ranges():
                             "device time is measured with WARMUP_NVTX_DEVICE=on (docs/nvtx-tool.md, \"Device time\")"], r["notices"]
 
 
+def test_a_push_out_of_memory_returns_its_depth():
+    run(CPP_PROGRAM, "oom")
+    assert LAST_STDOUT[-1].split() == ["64"], LAST_STDOUT[-1]
+
+
 def test_fork_inside_a_range():
     r, _ = run(CPP_PROGRAM, "fork")
     # The child's ranges are its own, and it reports none; its exit status says that a thread it

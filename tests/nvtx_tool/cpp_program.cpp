@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,6 +23,33 @@ struct step_message {
 };
 
 namespace {
+
+// "oom": while set, every allocation in the process fails, the tool's too (one global operator new).
+std::atomic<bool> starved{false};
+
+}  // namespace
+
+void* operator new(std::size_t n) {
+  if (!starved.load(std::memory_order_relaxed))
+    if (void* p = std::malloc(n != 0 ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+// A push the tool cannot keep, memory being out, still returns its depth, as NVTX promises.
+int out_of_memory() {
+  // 64 open ranges fill the thread's frames to a power of two: the next must grow them.
+  for (int i = 0; i < 64; ++i) nvtxRangePushA("oom.open");
+  starved.store(true);
+  const int depth = nvtxRangePushA("oom.not_kept");
+  starved.store(false);
+  for (int i = 0; i < 65; ++i) nvtxRangePop();
+  std::printf("%d\n", depth);
+  return 0;
+}
 
 int ranges() {
   for (int i = 0; i < 4; ++i) {
@@ -122,6 +150,7 @@ int main(int argc, char** argv) {
   if (what == "ranges") return ranges();
   if (what == "fork") return fork_inside(argc > 2 ? argv[2] : "");
   if (what == "late") return late();
-  std::fprintf(stderr, "usage: %s ranges|fork|late\n", argv[0]);
+  if (what == "oom") return out_of_memory();
+  std::fprintf(stderr, "usage: %s ranges|fork|late|oom\n", argv[0]);
   return 2;
 }
