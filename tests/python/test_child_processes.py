@@ -117,3 +117,20 @@ def test_a_child_of_no_multiprocessing_is_left_alone(tmp_path):
         assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
         """)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
+
+
+def test_the_report_on_sigterm_is_armed_only_over_the_default_action():
+    # A program's own SIGTERM handler, or SIGTERM ignored, stays as it is, and the arming says it
+    # did nothing; over the default action it is armed.
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import signal
+        from warmup import _warmup
+        signal.signal(signal.SIGTERM, lambda *a: None)
+        mine = _warmup._report_on_sigterm()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        ignored = _warmup._report_on_sigterm()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        print(mine, ignored, _warmup._report_on_sigterm())
+        """)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["False", "False", "True"], r.stdout
