@@ -63,6 +63,10 @@ TEST_CASE("wide names as UTF-8, a code point that is none as U+FFFD", "[nvtx_too
   warmup_nvtx::append_utf8(out, L"a\u00e9\u20ac\U0001F600");
   CHECK(out == "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
   out.clear();
+  // Each length's first and last code point: a lead byte's every bit from the code point's.
+  warmup_nvtx::append_utf8(out, L"\u0080\u07ff\u0800\uffff\U00010000\U0010FFFF");
+  CHECK(out == "\xc2\x80\xdf\xbf\xe0\xa0\x80\xef\xbf\xbf\xf0\x90\x80\x80\xf4\x8f\xbf\xbf");
+  out.clear();
   const wchar_t bad[] = {static_cast<wchar_t>(0xD800), static_cast<wchar_t>(0x110000), L'z', 0};
   warmup_nvtx::append_utf8(out, bad);
   CHECK(out == "\xef\xbf\xbd\xef\xbf\xbdz");

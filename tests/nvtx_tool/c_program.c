@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <wchar.h>
@@ -62,6 +63,7 @@ static int ranges(void) {
   nvtxStringHandle_t step = nvtxDomainRegisterStringA(nccl, "AllReduce");
   nvtxNameCategoryA(1, "io");
   nvtxDomainNameCategoryA(nccl, 2, "collective");
+  nvtxDomainNameCategoryW(nccl, 3, L"wide collective\u00e9");
   for (int i = 0; i < 3; ++i) {
     nvtxRangePushA("c.outer");            /* ASCII, default domain */
     nvtxRangePushW(L"c.wide\u00e9");      /* wide */
@@ -407,6 +409,43 @@ static int replace_injection(void) {
   return 0;
 }
 
+/* Two ranges, then a fork: the child makes one range and exits, writing its own report (its
+ * ranges only: under WARMUP_NVTX_DOMAINS naming no domain used, one range left out, not three). */
+static int fork_then_exit(void) {
+  for (int i = 0; i < 2; ++i) {
+    nvtxRangePushA("fork.parent");
+    nvtxRangePop();
+  }
+  fflush(NULL);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    nvtxRangePushA("fork.child");
+    nvtxRangePop();
+    exit(0);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return 1;
+  printf("child %ld\n", (long)pid);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/* The tool's entry point called as NVTX never calls it: with no export table, and with a table
+ * that has no callbacks. Each declined (0), nothing read through it. */
+static const void* NVTX_API no_callbacks(uint32_t id) {
+  (void)id;
+  return NULL;
+}
+static int null_table(void) {
+  const char* path = getenv("NVTX_INJECTION64_PATH");
+  void* h = path != NULL ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
+  void* f = h != NULL ? dlsym(h, "InitializeInjectionNvtx2") : NULL;
+  if (f == NULL) return 1;
+  int (*init)(NvtxGetExportTableFunc_t) = (int (*)(NvtxGetExportTableFunc_t))f;
+  const int none = init(NULL);
+  printf("no table %d, no callbacks %d\n", none, init(no_callbacks));
+  return 0;
+}
+
 /* Waits inside a range for a signal (the launcher's forwarding is checked): SIGTERM ends it with
  * exit status 5 through its handler, after "ready" on stdout. */
 static volatile sig_atomic_t got_term = 0;
@@ -447,6 +486,8 @@ int main(int argc, char** argv) {
   if (strcmp(what, "exec") == 0) return exec_after_ranges();
   if (strcmp(what, "replace") == 0) return replace_injection();
   if (strcmp(what, "wait") == 0) return wait_for_term();
+  if (strcmp(what, "fork") == 0) return fork_then_exit();
+  if (strcmp(what, "null_table") == 0) return null_table();
   if (strcmp(what, "exit") == 0) { /* a range, then exit(N) */
     one();
     exit(argc > 2 ? atoi(argv[2]) : 0);
@@ -457,7 +498,7 @@ int main(int argc, char** argv) {
     raise(SIGTERM);
     return 1;
   }
-  fprintf(stderr, "usage: %s ranges|misbehave|many|deep|unended|signal|blocked|slot|one|cross|entry_points|exec|replace|wait|exit|kill [N]\n",
+  fprintf(stderr, "usage: %s ranges|misbehave|many|deep|unended|signal|blocked|slot|one|cross|entry_points|exec|replace|wait|fork|null_table|exit|kill [N]\n",
           argv[0]);
   return 2;
 }

@@ -129,6 +129,22 @@ def test_domain_setting_that_keeps_nothing_is_said():
     assert calls(r) == {}, calls(r)
     assert ("WARMUP_NVTX_DOMAINS=nccl,Default named no domain this program used (it used: default, NCCL, "
             "wide\u00e9); 956 ranges left out") in notices(r), notices(r)
+    said = "WARMUP_NVTX_DOMAINS=NCCL named no domain this program used (it used: default); {} ranges left out"
+    r, _ = run(C_PROGRAM, "one", env={"WARMUP_NVTX_DOMAINS": "NCCL"})  # one range: said too
+    assert calls(r) == {} and r["notices"] == [said.format(1)], r["notices"]
+    # A forked child's count is its own: its one range, not the parent's two before the fork too.
+    r, _ = run(C_PROGRAM, "fork", env={"WARMUP_NVTX_DOMAINS": "NCCL"})
+    assert calls(r) == {} and r["notices"] == [said.format(2)], r["notices"]
+    with open(os.path.join(WORK, f"report.{child_pid()}.json")) as f:
+        child = json.load(f)
+    assert calls(child) == {} and child["notices"] == [said.format(1)], child["notices"]
+
+
+def child_pid():
+    """The pid the C program's fork mode printed (its child's report is report.PID.json)."""
+    line = LAST_STDOUT[0]
+    assert line.startswith("child ") and line.endswith("\n"), line
+    return int(line[len("child "):])
 
 
 def test_registered_string_pushed_in_another_domain():
@@ -195,6 +211,9 @@ def test_ranges_after_the_report_are_counted():
     assert calls(r) == {"late.main": 1}, calls(r)
     assert ("warmup: 2 NVTX ranges ended after the report was written (in exit handlers or static destructors) "
             "and are not in it") in err, err
+    # None late: nothing said of them; stderr holds the report's notices and nothing else.
+    r, err = run(C_PROGRAM, "one")
+    assert r["notices"] and err == "".join(f"warmup: {n}\n" for n in r["notices"]), (err, r["notices"])
 
 
 def test_cpp_ranges():
@@ -306,7 +325,21 @@ def test_next_tool_sees_every_call():
     assert lines.count("push |c.outer") == 3 and lines.count("push |c.ex") == 3
     assert lines.count("start |c.async") == 5 and lines.count("end |42") == 5  # its own range ids
     assert lines.count("mark |c.mark") == 1
+    assert lines.count("category NCCL|wide collective?") == 1, "a domain's category named in a wide string"
+    assert lines.count("module CUDA|found") == 1, "a module this tool leaves alone: the program's own table"
+    assert not any("WARMUP_NVTX_NEXT" in n for n in r["notices"]), r["notices"]  # attached: nothing to say
     assert sum(l.startswith("push |aten::addmm, seq = ") for l in lines) == 6  # names as the program gave them
+    # A wide start handed on, and the next tool's range id given back at its end (4: A and W, twice).
+    os.remove(capture)
+    run(C_PROGRAM, "entry_points", env={"WARMUP_NVTX_NEXT": CAPTURE, "NVTX_CAPTURE_FILE": capture})
+    with open(capture) as f:
+        lines = f.read().splitlines()
+    assert lines.count("start |e.start.w?") == 2 and lines.count("end |42") == 4, lines
+    # A next tool that declines to attach: said, and the ranges still measured.
+    r, _ = run(C_PROGRAM, "one", env={"WARMUP_NVTX_NEXT": CAPTURE, "NVTX_CAPTURE_DECLINE": "1"})
+    assert calls(r) == {"one.range": 1}, calls(r)
+    assert (f"WARMUP_NVTX_NEXT={CAPTURE} declined to attach (its InitializeInjectionNvtx2 returned 0)"
+            in r["notices"]), r["notices"]
     # A next tool that cannot be loaded: said, and the ranges still measured.
     r, err = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_NEXT": os.path.join(WORK, "missing.so")})
     assert calls(r)["c.outer"] == 3 and "could not be loaded" in notices(r), notices(r)
@@ -315,6 +348,54 @@ def test_next_tool_sees_every_call():
     # This tool behind itself: refused (its handlers would call themselves), each range counted once.
     r, err = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_NEXT": TOOL})
     assert calls(r)["c.outer"] == 3 and "is warmup's NVTX tool itself" in notices(r), notices(r)
+
+
+def test_entry_point_declines_a_missing_table():
+    # InitializeInjectionNvtx2 with no export table, or one with no callbacks: 0, nothing read.
+    run(C_PROGRAM, "null_table", report=False)
+    assert LAST_STDOUT[0] == "no table 0, no callbacks 0\n", LAST_STDOUT
+
+
+def status_records(folder):
+    """{name: text} of the records in `folder`, and the image id they all share."""
+    records = {}
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name), errors="replace") as f:
+            records[name] = f.read()
+    images = {name.rsplit(".", 1)[1] for name in records}
+    assert len(images) == 1 and all(len(i) == 16 and set(i) <= set("0123456789abcdef") for i in images), records
+    return records, images.pop()
+
+
+def test_status_records():
+    # The records a launcher reads (nvtx_tool/run_status.hpp), exactly: "began.PID.IMAGE" at the
+    # first range, "report.PID.IMAGE" once the report is written. The command line is
+    # /proc/self/cmdline's first 256 bytes, each NUL a space.
+    folder = tempfile.mkdtemp(dir=WORK)
+    p = subprocess.Popen([C_PROGRAM, "one", "x" * 300], env=clean_env(
+        NVTX_INJECTION64_PATH=TOOL, WARMUP_REPORT=os.path.join(WORK, "status.json"), WARMUP_NVTX_STATUS=folder),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert p.wait(timeout=120) == 0
+    cmdline = (C_PROGRAM + "\0one\0" + "x" * 300 + "\0").encode()[:256]
+    cmdline = cmdline[:-1] if cmdline.endswith(b"\0") else cmdline
+    shown = "".join(" " if b == 0 else "?" if b < 0x20 or b == 0x7f else chr(b) for b in cmdline)
+    records, image = status_records(folder)
+    assert records == {f"began.{p.pid}.{image}": f"pid {p.pid}\nprogram {shown}\n",
+                       f"report.{p.pid}.{image}": f"pid {p.pid}\n"}, records
+    # A forked child is a process of its own: its first range recorded again, with its pid and
+    # the same image; its report too.
+    folder = tempfile.mkdtemp(dir=WORK)
+    p = subprocess.Popen([C_PROGRAM, "fork"], env=clean_env(
+        NVTX_INJECTION64_PATH=TOOL, WARMUP_REPORT=os.path.join(WORK, "status.json"), WARMUP_NVTX_STATUS=folder),
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    LAST_STDOUT[:] = [p.communicate(timeout=120)[0]]
+    assert p.returncode == 0, p.returncode
+    child = child_pid()
+    records, image = status_records(folder)
+    assert records == {f"began.{p.pid}.{image}": f"pid {p.pid}\nprogram {C_PROGRAM} fork\n",
+                       f"report.{p.pid}.{image}": f"pid {p.pid}\n",
+                       f"began.{child}.{image}": f"pid {child}\nprogram {C_PROGRAM} fork\n",
+                       f"report.{child}.{image}": f"pid {child}\n"}, records
 
 
 def test_not_chosen_is_said():

@@ -1,7 +1,9 @@
 /* A second NVTX tool, for WARMUP_NVTX_NEXT: it logs the ranges it is handed, one line each, to
  * the file NVTX_CAPTURE_FILE names, as it gets them ("push DOMAIN|NAME", "pop DOMAIN",
- * "start NAME", "end", "mark NAME"). Its domains and registered strings are its own handles:
- * were warmup's tool to hand over its handles instead, the names would come out wrong. */
+ * "start NAME", "end", "mark NAME", "category DOMAIN|NAME"), and whether the program's CUDA
+ * module was found through the table it attached to ("module CUDA|found"). Its domains and
+ * registered strings are its own handles: were warmup's tool to hand over its handles instead,
+ * the names would come out wrong. With NVTX_CAPTURE_DECLINE set, it declines to attach. */
 #include <nvtx3/nvToolsExt.h>
 
 #include <pthread.h>
@@ -44,6 +46,18 @@ static int NVTX_API pop(void) { put("pop", "", ""); return 0; }
 static nvtxRangeId_t NVTX_API start_a(const char* s) { put("start", "", s); return 42; }
 static void NVTX_API end(nvtxRangeId_t id) { put("end", "", id == 42 ? "42" : "<not my id>"); }
 static void NVTX_API mark_a(const char* s) { put("mark", "", s); }
+/* A wide name as ASCII, '?' for any other character. */
+static const char* narrow(const wchar_t* w, char* out, size_t cap) {
+  size_t n = 0;
+  for (; w != NULL && *w != 0 && n + 1 < cap; ++w) out[n++] = *w > 0 && *w < 0x80 ? (char)*w : '?';
+  out[n] = '\0';
+  return out;
+}
+static nvtxRangeId_t NVTX_API start_w(const wchar_t* s) {
+  char text[256];
+  put("start", "", narrow(s, text, sizeof text));
+  return 42;
+}
 static nvtxDomainHandle_t NVTX_API domain_create(const char* s) { return (nvtxDomainHandle_t)make(s); }
 static nvtxStringHandle_t NVTX_API register_a(nvtxDomainHandle_t d, const char* s) { (void)d; return (nvtxStringHandle_t)make(s); }
 static int NVTX_API domain_push(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
@@ -51,6 +65,11 @@ static int NVTX_API domain_push(nvtxDomainHandle_t d, const nvtxEventAttributes_
   return 0;
 }
 static int NVTX_API domain_pop(nvtxDomainHandle_t d) { put("pop", text_of(d), ""); return 0; }
+static void NVTX_API domain_category_w(nvtxDomainHandle_t d, uint32_t id, const wchar_t* s) {
+  char text[256];
+  (void)id;
+  put("category", text_of(d), narrow(s, text, sizeof text));
+}
 
 __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get) {
   const char* path = getenv("NVTX_CAPTURE_FILE");
@@ -58,6 +77,7 @@ __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExpor
   const NvtxExportTableCallbacks* cb = get(NVTX_ETID_CALLBACKS);
   NvtxFunctionTable t = NULL;
   unsigned n = 0;
+  if (getenv("NVTX_CAPTURE_DECLINE") != NULL) return 0;
   if (!cb || !cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &t, &n)) return 0;
   *t[NVTX_CBID_CORE_RangePushA] = (NvtxFunctionPointer)push_a;
   *t[NVTX_CBID_CORE_RangePushEx] = (NvtxFunctionPointer)push_ex;
@@ -65,11 +85,18 @@ __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExpor
   *t[NVTX_CBID_CORE_RangeStartA] = (NvtxFunctionPointer)start_a;
   *t[NVTX_CBID_CORE_RangeEnd] = (NvtxFunctionPointer)end;
   *t[NVTX_CBID_CORE_MarkA] = (NvtxFunctionPointer)mark_a;
+  *t[NVTX_CBID_CORE_RangeStartW] = (NvtxFunctionPointer)start_w;
   if (!cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &t, &n)) return 0;
   *t[NVTX_CBID_CORE2_DomainCreateA] = (NvtxFunctionPointer)domain_create;
   *t[NVTX_CBID_CORE2_DomainRegisterStringA] = (NvtxFunctionPointer)register_a;
   *t[NVTX_CBID_CORE2_DomainRangePushEx] = (NvtxFunctionPointer)domain_push;
   *t[NVTX_CBID_CORE2_DomainRangePop] = (NvtxFunctionPointer)domain_pop;
+  *t[NVTX_CBID_CORE2_DomainNameCategoryW] = (NvtxFunctionPointer)domain_category_w;
+  /* A module warmup's tool does not handle (CUDA's names): the program's own table. */
+  NvtxFunctionTable cuda = NULL;
+  unsigned cuda_size = 0;
+  const int has_cuda = cb->GetModuleFunctionTable(NVTX_CB_MODULE_CUDA, &cuda, &cuda_size);
+  put("module", "CUDA", has_cuda && cuda != NULL && cuda_size > 0 ? "found" : "none");
   put("attached", "", "");
   return 1;
 }
