@@ -64,6 +64,15 @@ static int ranges(void) {
   nvtxNameCategoryA(1, "io");
   nvtxDomainNameCategoryA(nccl, 2, "collective");
   nvtxDomainNameCategoryW(nccl, 3, L"wide collective\u00e9");
+  /* A resource named in a domain, and destroyed: passed on to a next tool with its own handles. */
+  nvtxResourceAttributes_t res = {0};
+  res.version = NVTX_VERSION;
+  res.size = NVTX_RESOURCE_ATTRIB_STRUCT_SIZE;
+  res.identifierType = NVTX_RESOURCE_TYPE_GENERIC_POINTER;
+  res.identifier.pValue = &res;
+  res.messageType = NVTX_MESSAGE_TYPE_ASCII;
+  res.message.ascii = "communicator";
+  nvtxDomainResourceDestroy(nvtxDomainResourceCreate(nccl, &res));
   for (int i = 0; i < 3; ++i) {
     nvtxRangePushA("c.outer");            /* ASCII, default domain */
     nvtxRangePushW(L"c.wide\u00e9");      /* wide */

@@ -326,6 +326,8 @@ def test_next_tool_sees_every_call():
     assert lines.count("start |c.async") == 5 and lines.count("end |42") == 5  # its own range ids
     assert lines.count("mark |c.mark") == 1
     assert lines.count("category NCCL|wide collective?") == 1, "a domain's category named in a wide string"
+    assert lines.count("resource NCCL|communicator") == 1 and lines.count("resource_destroy |its resource") == 1, \
+        "a resource made and destroyed with the next tool's own handles"
     assert lines.count("module CUDA|found") == 1, "a module this tool leaves alone: the program's own table"
     assert not any("WARMUP_NVTX_NEXT" in n for n in r["notices"]), r["notices"]  # attached: nothing to say
     assert sum(l.startswith("push |aten::addmm, seq = ") for l in lines) == 6  # names as the program gave them

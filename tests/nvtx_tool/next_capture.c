@@ -65,6 +65,11 @@ static int NVTX_API domain_push(nvtxDomainHandle_t d, const nvtxEventAttributes_
   return 0;
 }
 static int NVTX_API domain_pop(nvtxDomainHandle_t d) { put("pop", text_of(d), ""); return 0; }
+static nvtxResourceHandle_t NVTX_API resource_create(nvtxDomainHandle_t d, nvtxResourceAttributes_t* a) {
+  put("resource", text_of(d), a != NULL && a->messageType == NVTX_MESSAGE_TYPE_ASCII ? a->message.ascii : "?");
+  return (nvtxResourceHandle_t)make("its resource");
+}
+static void NVTX_API resource_destroy(nvtxResourceHandle_t r) { put("resource_destroy", "", text_of(r)); }
 static void NVTX_API domain_category_w(nvtxDomainHandle_t d, uint32_t id, const wchar_t* s) {
   char text[256];
   (void)id;
@@ -78,7 +83,8 @@ __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExpor
   NvtxFunctionTable t = NULL;
   unsigned n = 0;
   if (getenv("NVTX_CAPTURE_DECLINE") != NULL) return 0;
-  if (!cb || !cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &t, &n)) return 0;
+  /* A tool writes only the slots a table says it has. */
+  if (!cb || !cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &t, &n) || n < NVTX_CBID_CORE_SIZE) return 0;
   *t[NVTX_CBID_CORE_RangePushA] = (NvtxFunctionPointer)push_a;
   *t[NVTX_CBID_CORE_RangePushEx] = (NvtxFunctionPointer)push_ex;
   *t[NVTX_CBID_CORE_RangePop] = (NvtxFunctionPointer)pop;
@@ -86,12 +92,15 @@ __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExpor
   *t[NVTX_CBID_CORE_RangeEnd] = (NvtxFunctionPointer)end;
   *t[NVTX_CBID_CORE_MarkA] = (NvtxFunctionPointer)mark_a;
   *t[NVTX_CBID_CORE_RangeStartW] = (NvtxFunctionPointer)start_w;
-  if (!cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &t, &n)) return 0;
+  n = 0;
+  if (!cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &t, &n) || n < NVTX_CBID_CORE2_SIZE) return 0;
   *t[NVTX_CBID_CORE2_DomainCreateA] = (NvtxFunctionPointer)domain_create;
   *t[NVTX_CBID_CORE2_DomainRegisterStringA] = (NvtxFunctionPointer)register_a;
   *t[NVTX_CBID_CORE2_DomainRangePushEx] = (NvtxFunctionPointer)domain_push;
   *t[NVTX_CBID_CORE2_DomainRangePop] = (NvtxFunctionPointer)domain_pop;
   *t[NVTX_CBID_CORE2_DomainNameCategoryW] = (NvtxFunctionPointer)domain_category_w;
+  *t[NVTX_CBID_CORE2_DomainResourceCreate] = (NvtxFunctionPointer)resource_create;
+  *t[NVTX_CBID_CORE2_DomainResourceDestroy] = (NvtxFunctionPointer)resource_destroy;
   /* A module warmup's tool does not handle (CUDA's names): the program's own table. */
   NvtxFunctionTable cuda = NULL;
   unsigned cuda_size = 0;
