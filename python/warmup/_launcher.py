@@ -36,12 +36,35 @@ def tool_path():
 
 def launching():
     """Whether Python was started as `python -m warmup` and is locating the package's __main__
-    now (sys.argv[0] is "-m" until it runs): the package then only launches."""
-    argv = getattr(sys, "orig_argv", [])
-    if sys.argv[:1] != ["-m"] or "-m" not in argv:
+    now (sys.argv[0] is "-m" until it runs): the package then only launches. The module is read
+    from Python's own command line as Python reads it: `-m warmup`, `-mwarmup`, or after other
+    flags in one word (`-Bm warmup`, `-Bmwarmup`)."""
+    if sys.argv[:1] != ["-m"]:
         return False
-    at = argv.index("-m")
-    return argv[at + 1:at + 2] == ["warmup"]
+    return module_run(getattr(sys, "orig_argv", [])[1:]) == "warmup"
+
+
+def module_run(options):
+    """The module Python's options `options` (its command line after the interpreter) run with
+    -m, or None: the options before it, one letter each, clustered or not (-W and -X take a value,
+    the rest of the word or the next word); a script, -c or `--` first: none."""
+    i = 0
+    while i < len(options) and options[i].startswith("-") and options[i] not in ("-", "--"):
+        word = options[i]
+        if word.startswith("--"):  # --check-hash-based-pycs MODE; --help and --version run nothing
+            i += 2 if word == "--check-hash-based-pycs" else 1
+            continue
+        for at in range(1, len(word)):
+            if word[at] in "cmWX":
+                value = word[at + 1:] or (options[i + 1] if i + 1 < len(options) else None)
+                if word[at] == "m":
+                    return value
+                if word[at] == "c":
+                    return None
+                i += 0 if word[at + 1:] else 1
+                break
+        i += 1
+    return None
 
 
 def run(args):

@@ -14,7 +14,7 @@ import textwrap
 import pytest
 
 PROGRAM = textwrap.dedent("""
-    import json, multiprocessing as mp, os, sys, time, warmup
+    import json, multiprocessing as mp, os, sys, threading, time, warmup
 
     def work(i):
         with warmup.region("child.call"):
@@ -23,7 +23,13 @@ PROGRAM = textwrap.dedent("""
             pass
         return os.getpid()
 
+    def late():  # made as the process ends, once its main thread is done
+        threading.main_thread().join()
+        with warmup.region("thread.late"):
+            pass
+
     def queued(q):
+        threading.Thread(target=late).start()
         q.put(work(0))
 
     def waits(q):
@@ -46,6 +52,7 @@ PROGRAM = textwrap.dedent("""
         for p in procs:
             p.start()
         pids["process"] = sorted(q.get(timeout=60) for _ in procs)
+        pids["threaded"] = [p.pid for p in procs[:2]]
         for p in procs[:2]:
             p.join()
         procs[2].terminate()
@@ -90,6 +97,9 @@ def test_every_child_writes_beside_its_parent(tmp_path, method):
         assert pid in children, f"no report of child {pid} ({method}): {sorted(os.listdir(out))}\n{r.stderr}"
         assert children[pid].get(f"child.{pid}", 0) >= 1 and children[pid].get("child.call", 0) >= 1
         assert children[pid].get("parent.call", 0) == 0  # a forked child keeps the site, not its calls
+    if method == "spawn":  # a spawned child's report waits for its threads, as Python's exit does
+        for pid in pids["threaded"]:
+            assert children[pid].get("thread.late") == 1, children[pid]
     # Other reports beside it (a worker ended before it made a call, the fork server) hold no
     # other child's calls.
     for pid, sites in children.items():
@@ -119,18 +129,25 @@ def test_a_child_of_no_multiprocessing_is_left_alone(tmp_path):
     assert r.returncode == 0, r.stderr
 
 
-def test_the_report_on_sigterm_is_armed_only_over_the_default_action():
-    # A program's own SIGTERM handler, or SIGTERM ignored, stays as it is, and the arming says it
-    # did nothing; over the default action it is armed.
+def test_the_report_on_sigterm_says_whether_it_is_armed(tmp_path):
+    # What a multiprocessing child arms (_report_on_sigterm) returns whether SIGTERM now writes
+    # the report: not over a program's own handler nor over SIGTERM ignored (either stays as it
+    # is); armed once the action is the default, and
+    # then the report is written before SIGTERM ends the process.
+    report = tmp_path / "r.json"
     r = subprocess.run([sys.executable, "-c", textwrap.dedent("""
-        import signal
+        import os, signal, threading, warmup
         from warmup import _warmup
         signal.signal(signal.SIGTERM, lambda *a: None)
-        mine = _warmup._report_on_sigterm()
+        print(_warmup._report_on_sigterm())
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        ignored = _warmup._report_on_sigterm()
+        print(_warmup._report_on_sigterm())
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        print(mine, ignored, _warmup._report_on_sigterm())
-        """)], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.split() == ["False", "False", "True"], r.stdout
+        print(_warmup._report_on_sigterm(), _warmup._report_on_sigterm(), flush=True)
+        with warmup.region("armed"):
+            pass
+        os.kill(os.getpid(), signal.SIGTERM)
+        threading.Event().wait(60)  # ended by SIGTERM, once the report is written
+        """)], capture_output=True, text=True, timeout=60, env=dict(os.environ, WARMUP_REPORT=str(report)))
+    assert r.stdout.split() == ["False", "False", "True", "True"] and r.returncode == -15, (r.stdout, r.stderr)
+    assert sites_of(report)[1] == {"armed": 1}

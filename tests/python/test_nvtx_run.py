@@ -66,3 +66,26 @@ def test_run_says_what_is_wrong(tmp_path):
 def test_run_says_what_became_of_each_report(tmp_path):
     # The launcher's promises, checked as for `warmup-report run` (tests/nvtx_tool/launcher_checks.py).
     check_launcher([sys.executable, "-m", "warmup", "run"], "warmup: run: ", PROGRAM, str(tmp_path), clean_env)
+
+
+@pytest.mark.parametrize("how", [["-mwarmup"], ["-Bm", "warmup"], ["-Xdev", "-Bmwarmup"]])
+def test_every_way_of_writing_dash_m_launches_with_no_runtime(tmp_path, how):
+    # However Python's options are written, the package launches before its native module loads:
+    # the launcher writes no report of its own (it would be written over the program's).
+    report = tmp_path / "launcher.json"
+    r = subprocess.run([sys.executable, *how, "run"], capture_output=True, text=True, timeout=60,
+                       env=clean_env(WARMUP_REPORT=str(report)))
+    assert r.returncode == 2 and "run needs a program" in r.stderr, r.stderr
+    assert not report.exists()
+
+
+def test_main_launches_only_as_main():
+    # Run as __main__ by other means than `python -m warmup` (runpy; a Python before 3.10, which
+    # has no sys.orig_argv), the package's __main__ launches; imported, it does nothing.
+    r = subprocess.run([sys.executable, "-c", "import runpy, sys; sys.argv = ['warmup', 'run']; "
+                        "runpy.run_module('warmup', run_name='__main__')"],
+                       capture_output=True, text=True, timeout=60, env=clean_env())
+    assert r.returncode == 2 and "run needs a program" in r.stderr, r.stderr
+    r = subprocess.run([sys.executable, "-c", "import warmup.__main__; print('imported')"],
+                       capture_output=True, text=True, timeout=60, env=clean_env())
+    assert r.returncode == 0 and r.stdout == "imported\n", r.stderr

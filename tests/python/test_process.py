@@ -1,8 +1,10 @@
 """The process around the scopes: the report at exit during interpreter shutdown, fork, a C++
 extension sharing the report, prewarm, and attribution and CPU sampling in a Python process."""
 import contextlib
+import inspect
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -253,6 +255,13 @@ def test_until_steady_max_time_is_in_seconds():
     assert r.why == "time_budget", (r.why, r.calls)
     assert 0.15e9 <= r.took_ns < 0.15e9 + 2e9, r.took_ns  # not 0.15 ms, not 150 s
     assert r.calls == len(calls), (r.calls, len(calls))
+
+
+def test_until_steady_takes_the_documented_defaults():
+    # docs/python.md's signature is the function's, defaults included (max_time=30.0: seconds).
+    doc = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "python.md")).read()
+    documented = re.search(r"`warmup\.until_steady(\(.*?\))`", doc, re.S).group(1)
+    assert " ".join(documented.split()) == str(inspect.signature(warmup.until_steady))
 
 
 def test_prewarm_without_a_gpu_says_why():

@@ -30,6 +30,18 @@ def test_attributes_are_the_json_keys(report):
         report.sites = []
 
 
+def test_a_report_has_no_field_but_its_own(report):
+    # Read-only all the way down: a report and its parts hold no dictionary of their own, so
+    # nothing set past their __setattr__ can stand in for a JSON field.
+    site = report.find("report.site")
+    for part in (report, site, site.host):
+        with pytest.raises(AttributeError):
+            object.__setattr__(part, "calls", 0)
+        with pytest.raises(TypeError):
+            vars(part)
+    assert site.calls == 5
+
+
 def test_writers(report):
     assert report.to_json().startswith('{"schema":"warmup.report/')
     assert "report.site" in report.to_csv().splitlines()[1] or "report.site" in report.to_csv()

@@ -163,3 +163,31 @@ def test_refused_with_a_sentence():
             yield 1
     with pytest.raises(ValueError, match="byte count"):
         warmup.timed("x", kind="h2d")
+
+
+def test_disabled_no_call_is_detached():
+    # warmup.disable() reaches the calls timed over a run or an iteration too: none is counted.
+    @warmup.timed("timed.off_gen")
+    def gen():
+        yield 1
+
+    @warmup.timed("timed.off_async")
+    async def run():
+        return 2
+
+    warmup.disable()
+    try:
+        assert list(gen()) == [1] and asyncio.run(run()) == 2
+    finally:
+        warmup.enable()
+    r = warmup.snapshot()
+    assert r.find("timed.off_gen") is None and r.find("timed.off_async") is None
+
+
+def test_a_detached_call_of_an_unknown_kind_names_every_kind():
+    # The native helper behind them takes any kind by name, and names each one it knows.
+    from warmup import _warmup
+    with pytest.raises(ValueError) as e:
+        _warmup._begin_detached("nonsense", "timed.unknown")
+    assert str(e.value) == ("warmup: no operation kind is named 'nonsense' "
+                            "(context, alloc, h2d, d2h, d2d, launch, region)")
