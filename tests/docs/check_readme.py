@@ -22,6 +22,7 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -803,6 +804,60 @@ def links():
     assert not bad, "broken links:\n" + "\n".join(bad)
     assert count > 0, "no relative link found: the search is broken"
     return f"{count} relative links in {len(pages)} pages, each to a file and heading that exist"
+
+
+def project_files():
+    r = subprocess.run(["git", "-C", ROOT, "ls-files"], stdout=subprocess.PIPE, text=True)
+    listed = r.stdout.split() if r.returncode == 0 else []
+    if not listed:  # not a git checkout: the files on disk
+        listed = [os.path.relpath(os.path.join(d, f), ROOT) for d, _, fs in os.walk(ROOT) if "/build" not in d
+                  and "/.git" not in d for f in fs]
+    return listed
+
+
+def design_files(text=None):
+    """docs/design.md says what is so: every source file it names (`.hpp`, `.cpp`, `.py`) exists,
+    by its path from the root, include/warmup or include/warmup/detail, or by its name alone where
+    one file of the project has it; and where it says a function `f()` is defined in a file, that
+    file holds its body. A file moved, renamed or emptied of what the page says fails here."""
+    text = read(os.path.join("docs", "design.md")) if text is None else text
+    files = project_files()
+    by_name = {}
+    for f in files:
+        by_name.setdefault(os.path.basename(f), []).append(f)
+
+    def resolve(name):
+        for base in ("", "include/warmup/", "include/warmup/detail/"):
+            if os.path.isfile(os.path.join(ROOT, base + name)):
+                return base + name
+        found = [f for f in by_name.get(os.path.basename(name), []) if f.endswith(name)]
+        return found[0] if len(found) == 1 else None
+
+    names = {n for n in re.findall(r"[\w./-]+\.(?:hpp|cpp|py)\b", text) if not n.startswith((".", "-"))}  # `<name>-inl.hpp`: a pattern
+    bad = [f"{n}: no such file" for n in sorted(names) if resolve(n) is None]
+    defined = re.findall(r"`(?:[\w:]+::)?(\w+)\(\)`[^|.]*?defined in `([^`]+)`", text)
+    for fn, where in defined:
+        path = resolve(where)
+        if path is None or not re.search(rf"\b{fn}\(\)[^;{{}}]*\{{", read(path)):
+            bad.append(f"{fn}() is not defined in {where}")
+    assert not bad, "docs/design.md names what is not so:\n" + "\n".join(bad)
+    assert names and defined, "no file or definition found in docs/design.md: the search is broken"
+    return f"{len(names)} files docs/design.md names, each there; {len(defined)} definitions where it says"
+
+
+def design_files_catches():
+    """design_files fails on a file that moved and on a definition said to be in the wrong file."""
+    for planted, says in (("`detail/no_such_layer.hpp` holds it; `sampler_state()`: defined in "
+                           "`runtime/cpu_sampler-inl.hpp`", "no such file"),
+                          ("`sampler_state()`: declared for the sampler, defined in `cause_store.hpp`",
+                           "is not defined in")):
+        try:
+            design_files(planted)
+        except AssertionError as e:
+            assert says in str(e), e
+            continue
+        raise AssertionError(f"design_files passed a planted fault: {planted}")
+    return "design_files fails on a moved file and on a misplaced definition"
 
 
 if __name__ == "__main__":
