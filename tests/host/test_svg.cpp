@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "warmup/profile.hpp"
-#include "warmup/detail/io/svg_writer.hpp"  // the panel's size
+#include "warmup/detail/io/svg_writer.hpp"  // the panel's size, the points' styles
 
 using namespace std::chrono_literals;
 
@@ -95,14 +95,8 @@ TEST_CASE("the SVG's plot spans the calls it draws: call 1 at the left edge, the
 
 TEST_CASE("the SVG's legend: each mark just left of its label, the four 110 px apart") {
   const std::string svg = warmup::to_svg(warmup::report{});
-  const struct {
-    const char* label;
-    const char* fill;
-    const char* stroke;
-  } legend[] = {{"first call", "#d62728", "none"}, {"warm-up", "#ff7f0e", "none"}, {"steady (host)", "#4c72b0", "none"},
-                {"device", "none", "#2ca02c"}};
   int lx = 12;  // the page's margin
-  for (const auto& l : legend) {
+  for (const auto& l : warmup::detail::svg_point_styles) {
     CAPTURE(l.label);
     const std::string entry = "<circle cx=\"" + std::to_string(lx + 5) + "\" cy=\"42\" r=\"4\" fill=\"" + l.fill +
                               "\" stroke=\"" + l.stroke + "\"/><text x=\"" + std::to_string(lx + 13) +

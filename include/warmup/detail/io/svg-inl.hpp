@@ -34,14 +34,8 @@ WARMUP_DETAIL_RUNTIME std::string to_svg(const report& r) {
   if (r.device) title += " \xE2\x80\x94 " + r.device->name;
   o += "<text x=\"" + fmt("%.0f", gap) + "\" y=\"24\" font-size=\"16\" font-weight=\"bold\" fill=\"#1f2430\">" +
        xml_text(title, 200) + "</text>\n";
-  const struct {
-    const char* label;
-    const char* fill;
-    const char* stroke;
-  } legend[] = {{"first call", "#d62728", "none"}, {"warm-up", "#ff7f0e", "none"}, {"steady (host)", "#4c72b0", "none"},
-                {"device", "none", "#2ca02c"}};
   double lx = gap;
-  for (const auto& l : legend) {
+  for (const svg_point_style& l : svg_point_styles) {
     o += "<circle cx=\"" + fmt("%.0f", lx + 5) + "\" cy=\"42\" r=\"4\" fill=\"" + l.fill + "\" stroke=\"" + l.stroke +
          "\"/><text x=\"" + fmt("%.0f", lx + 13) + "\" y=\"46\" font-size=\"11\" fill=\"#5a6270\">" + l.label +
          "</text>\n";

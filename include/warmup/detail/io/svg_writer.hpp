@@ -51,6 +51,19 @@ struct svg_point {
   enum kind_t { first, warmup, steady, device } kind;
 };
 
+/// How each kind of point is drawn, in `svg_point::kind_t`'s order, with its words in the
+/// legend: a colour is said once, for the points and the legend alike.
+struct svg_point_style {
+  const char* label;
+  const char* fill;
+  const char* stroke;
+};
+inline constexpr svg_point_style svg_point_styles[] = {{"first call", "#d62728", "none"},
+                                                       {"warm-up", "#ff7f0e", "none"},
+                                                       {"steady (host)", "#4c72b0", "none"},
+                                                       {"device", "none", "#2ca02c"}};
+static_assert(std::size(svg_point_styles) == svg_point::device + 1, "warmup: one style a kind of point");
+
 // Panel geometry, in pixels.
 inline constexpr double panel_w = 380, panel_h = 200, plot_l = 56, plot_r = 12, plot_t = 44, plot_b = 30;
 
@@ -206,12 +219,10 @@ inline void svg_panel(std::string& o, const report& whole, const site_report& s,
     for (const auto& p : pts) {
       const int order[] = {3, 2, 1, 0};  // device, steady, warm-up, first
       if (int(p.kind) != order[pass]) continue;
-      const char* fill = p.kind == svg_point::first ? "#d62728" : p.kind == svg_point::warmup ? "#ff7f0e"
-                         : p.kind == svg_point::steady ? "#4c72b0" : "none";
-      const char* stroke = p.kind == svg_point::device ? "#2ca02c" : "none";
+      const svg_point_style& style = svg_point_styles[p.kind];
       const double r = p.kind == svg_point::first ? 5 : p.kind == svg_point::warmup ? 4 : 2.5;
       o += "<circle cx=\"" + fmt("%.1f", X(p.x)) + "\" cy=\"" + fmt("%.1f", Y(p.y)) + "\" r=\"" + fmt("%.1f", r) +
-           "\" fill=\"" + fill + "\" stroke=\"" + stroke + "\"/>\n";
+           "\" fill=\"" + style.fill + "\" stroke=\"" + style.stroke + "\"/>\n";
     }
   o += "</g>\n";
 }
