@@ -119,10 +119,7 @@ TEST_CASE("CSV: a text cell a spreadsheet would run as a formula is written as t
 TEST_CASE("CSV as written, byte for byte: a field quoted exactly when it must be, its quotes doubled") {
   warmup::report r;
   for (const char* name : {"plain", "a,b", "say \"hi\"", "two\nlines", "cr\rhere", "\"", "sp ace"}) {
-    warmup::site_report s;
-    s.name = name;
-    s.calls = s.host.calls = 1;
-    r.sites.push_back(s);
+    r.sites.push_back(support::one_call(name));
   }
   const std::string csv = warmup::to_csv(r);
   // Each row starts with the site's name; a lenient reader would forgive a quote too many or

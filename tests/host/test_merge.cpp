@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../support/rank_summaries.hpp"
+#include "../support/sample_report.hpp"
 #include "warmup/compare.hpp"
 #include "warmup/detail/io/text_table.hpp"
 #include "warmup/merge.hpp"
@@ -160,11 +161,7 @@ TEST_CASE("a site's figures are picked once: a summary, a merged rank's marks an
 }
 
 TEST_CASE("a summary's device figures: the first call where the device timed one, its p50 only with a steady state") {
-  warmup::site_report s;
-  s.name = "once on the device";
-  s.op = warmup::op_kind::launch;
-  s.calls = s.host.calls = 1;
-  s.host.first = 7ms;
+  warmup::site_report s = support::one_call("once on the device", 7ms, warmup::op_kind::launch);
   warmup::timing dev;
   dev.calls = 1;
   dev.first = 6ms;  // one device-timed call: no steady state

@@ -6,14 +6,13 @@
 #include <vector>
 
 #include "warmup/profile.hpp"
+#include "../support/sample_report.hpp"
 #include "warmup/detail/io/notes.hpp"
 
 using namespace std::chrono_literals;
 
 TEST_CASE("notes: 'too few calls' only where more calls would help") {
-  warmup::site_report s;
-  s.calls = s.host.calls = 1;
-  s.host.first = 1ms;
+  warmup::site_report s = support::one_call("", 1ms);
   const auto says = [&] {
     const std::vector<std::string> notes = warmup::detail::notes_for(s);
     return std::find(notes.begin(), notes.end(), "no steady state yet: too few calls") != notes.end();

@@ -33,11 +33,7 @@ TEST_CASE("the table pads names by characters, not bytes: a UTF-8 name's row lin
   using ns = std::chrono::nanoseconds;
   warmup::report r;
   for (const char* name : {"abc", "\xC3\xA4\xC3\xB6\xC3\xBC", "a name much longer than both"}) {  // "äöü": 3 characters, 6 bytes
-    warmup::site_report s;
-    s.name = name;
-    s.calls = s.host.calls = 1;
-    s.host.first = ns{1500};
-    r.sites.push_back(s);
+    r.sites.push_back(support::one_call(name, ns{1500}));
   }
   std::ostringstream os;
   warmup::print(r, os);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "warmup/profile.hpp"
+#include "../support/sample_report.hpp"
 #include "warmup/detail/runtime/process_once.hpp"
 #include "warmup/detail/runtime/site_reader.hpp"
 
@@ -15,10 +16,7 @@ TEST_CASE("the pictures of a report read back with hostile causes: extreme value
   using ns = std::chrono::nanoseconds;
   warmup::report r;
   r.call_times_recorded = true;
-  warmup::site_report s;
-  s.name = "hostile";
-  s.calls = s.host.calls = 1;
-  s.host.first = ns{1000};
+  warmup::site_report s = support::one_call("hostile", ns{1000});
   warmup::attribution why;
   why.calls = 1;
   why.call = ns::max();
@@ -93,10 +91,7 @@ TEST_CASE("the trace: its time unit, and each site's row named in the host proce
 TEST_CASE("a first call whose end would overflow has no cause slices in the timeline") {
   using ns = std::chrono::nanoseconds;
   warmup::report r;
-  warmup::site_report s;
-  s.name = "late";
-  s.calls = s.host.calls = 1;
-  s.host.first = ns{100};
+  warmup::site_report s = support::one_call("late", ns{100});
   warmup::attribution why;
   why.calls = 1;
   why.spans = {{warmup::cause::module_load, ns{0}, ns{50}}};

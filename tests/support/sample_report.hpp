@@ -2,10 +2,24 @@
 #pragma once
 
 #include <chrono>
+#include <string>
+#include <utility>
 
 #include "warmup/report.hpp"
 
 namespace support {
+
+/// A site named `name` of one call, `first` long on the host (the rest as a fresh site_report
+/// has it).
+inline warmup::site_report one_call(std::string name, std::chrono::nanoseconds first = {},
+                                    warmup::op_kind op = warmup::site_report{}.op) {
+  warmup::site_report s;
+  s.name = std::move(name);
+  s.op = op;
+  s.calls = s.host.calls = 1;
+  s.host.first = first;
+  return s;
+}
 
 /// Two sites, no device: "once" (a context, called once, 120 ms) and "upload" (an h2d copy of
 /// 3 calls, a steady p50 of 1 ms, 1 MB first, 3 MB in all, bandwidth by the host's clock).
@@ -13,11 +27,7 @@ inline warmup::report sample_report() {
   using namespace std::chrono_literals;
   warmup::report r;
   r.device_status = "no GPU here";
-  warmup::site_report once;
-  once.name = "once";
-  once.op = warmup::op_kind::context;
-  once.calls = once.host.calls = 1;
-  once.host.first = 120ms;
+  const warmup::site_report once = one_call("once", 120ms, warmup::op_kind::context);
   warmup::site_report copy;
   copy.name = "upload";
   copy.op = warmup::op_kind::h2d;
