@@ -5,9 +5,13 @@
 
 #include <pybind11/pybind11.h>
 
+#include <array>
+#include <cstddef>
 #include <memory>
 #include <new>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -77,19 +81,24 @@ std::unique_ptr<open_call> open_scope(const scope_object& o, std::string_view na
   }
 }
 
+/// The operation of kind `K`, as a scope reads one: its kind alone (op.hpp's row says the rest),
+/// so that every row of the kind table is a Python scope with no list of kinds here.
+template <warmup::op_kind K>
+struct op_of {
+  static constexpr warmup::op_kind kind = K;
+};
+
+using opener = std::unique_ptr<open_call> (*)(const scope_object&, std::string_view);
+template <std::size_t... I>
+constexpr std::array<opener, sizeof...(I)> openers_of(std::index_sequence<I...>) {
+  return {&open_scope<op_of<static_cast<warmup::op_kind>(I)>>...};
+}
+/// open_scope for each kind, by kind.
+inline constexpr std::array<opener, warmup::op_kind_count> openers =
+    openers_of(std::make_index_sequence<warmup::op_kind_count>{});
+
 inline std::unique_ptr<open_call> open_scope(const scope_object& o, std::string_view name) {
-  using warmup::op_kind;
-  namespace op = warmup::op;
-  switch (o.kind) {
-    case op_kind::context: return open_scope<op::context>(o, name);
-    case op_kind::alloc: return open_scope<op::alloc>(o, name);
-    case op_kind::h2d: return open_scope<op::h2d>(o, name);
-    case op_kind::d2h: return open_scope<op::d2h>(o, name);
-    case op_kind::d2d: return open_scope<op::d2d>(o, name);
-    case op_kind::launch: return open_scope<op::launch>(o, name);
-    case op_kind::region: return open_scope<op::region>(o, name);
-  }
-  return nullptr;
+  return openers[static_cast<std::size_t>(o.kind)](o, name);
 }
 
 inline PyObject* scope_enter(PyObject* self, PyObject*) {
@@ -212,29 +221,45 @@ PyObject* make_scope(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObje
   return reinterpret_cast<PyObject*>(o);
 }
 
-template <warmup::op_kind Kind>
-constexpr PyMethodDef maker(const char* name, const char* doc) {
-  return {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(make_scope<Kind>)),
-          METH_FASTCALL | METH_KEYWORDS, doc};
+/// Whether scopes of kind `k` take a byte count (its row in op.hpp).
+inline bool takes_bytes(warmup::op_kind k) noexcept {
+  return warmup::detail::has_trait(k, warmup::detail::kind_trait::takes_bytes);
 }
 
-inline PyMethodDef scope_makers[] = {
-    maker<warmup::op_kind::context>("context", "context(name, stream=None): times context and device set-up."),
-    maker<warmup::op_kind::alloc>("alloc", "alloc(name, bytes, stream=None): times an allocation."),
-    maker<warmup::op_kind::h2d>("h2d", "h2d(name, bytes, stream=None): times a host-to-device copy."),
-    maker<warmup::op_kind::d2h>("d2h", "d2h(name, bytes, stream=None): times a device-to-host copy."),
-    maker<warmup::op_kind::d2d>("d2d", "d2d(name, bytes, stream=None): times a device-to-device copy."),
-    maker<warmup::op_kind::launch>("launch", "launch(name, stream=None): times a kernel launch."),
-    maker<warmup::op_kind::region>("region", "region(name, stream=None): times any block of work."),
-    {nullptr, nullptr, 0, nullptr}};
+/// The maker of kind `Kind`'s scopes, `warmup.<kind>(name[, bytes], stream=None)`, named and
+/// described from its row of the kind table.
+template <warmup::op_kind Kind>
+PyMethodDef maker() {
+  static const std::string name(warmup::to_string(Kind));
+  static const std::string doc = name + (takes_bytes(Kind) ? "(name, bytes, stream=None)" : "(name, stream=None)") +
+                                 ": a scope of kind " + name + " (warmup::op::" + name + " in C++).";
+  return {name.c_str(), reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(make_scope<Kind>)),
+          METH_FASTCALL | METH_KEYWORDS, doc.c_str()};
+}
+
+template <std::size_t... I>
+std::array<PyMethodDef, sizeof...(I) + 1> makers_of(std::index_sequence<I...>) {
+  return {{maker<static_cast<warmup::op_kind>(I)>()..., {nullptr, nullptr, 0, nullptr}}};
+}
+/// Every kind's maker, in the kind table's order, and the sentinel CPython's list ends with.
+inline std::array<PyMethodDef, warmup::op_kind_count + 1> scope_makers =
+    makers_of(std::make_index_sequence<warmup::op_kind_count>{});
 
 /// Adds Scope and its makers to module `m`.
 inline void add_scopes(pybind11::module_& m) {
   if (PyType_Ready(&scope_type) < 0) throw pybind11::error_already_set();
   Py_INCREF(&scope_type);
   if (PyModule_AddObject(m.ptr(), "Scope", reinterpret_cast<PyObject*>(&scope_type)) < 0 ||
-      PyModule_AddFunctions(m.ptr(), scope_makers) < 0)
+      PyModule_AddFunctions(m.ptr(), scope_makers.data()) < 0)
     throw pybind11::error_already_set();
+  // The kinds, in the table's order, each with whether its scopes take a byte count: the package
+  // exports a maker for each (warmup/__init__.py), and @timed offers those that take none.
+  pybind11::dict kinds;
+  for (std::size_t i = 0; i < warmup::op_kind_count; ++i) {
+    const auto k = static_cast<warmup::op_kind>(i);
+    kinds[pybind11::str(std::string(warmup::to_string(k)))] = takes_bytes(k);
+  }
+  m.attr("op_kinds") = kinds;
 }
 
 }  // namespace warmup_python

@@ -9,7 +9,7 @@ Python code (docs/python.md).
         y = model(x)
     warmup.snapshot().print()
 
-Scopes, one per operation kind; `stream` is None (host timing only), an integer handle, a
+Scopes, one per operation kind of the C++ kind table (`_warmup.op_kinds`); `stream` is None (host timing only), an integer handle, a
 `torch.cuda.Stream`, a CuPy stream or any object with `__cuda_stream__`, and a scope given one
 is timed on the device too (events recorded now, read later, never a synchronisation):
     context(name, stream=None), launch(name, stream=None), region(name, stream=None),
@@ -27,15 +27,18 @@ import atexit as _atexit  # noqa: E402
 import json as _json  # noqa: E402
 
 from . import _warmup  # noqa: E402
-from ._warmup import (alloc, context, d2d, d2h, disable, enable, h2d, launch, prewarm_context,  # noqa: E402
-                      prewarm_pool, region, set_attribution, set_python_names, stream_handle)
+from ._warmup import (disable, enable, prewarm_context, prewarm_pool, set_attribution,  # noqa: E402
+                      set_python_names, stream_handle)
 from . import _child_processes  # noqa: E402,F401 - multiprocessing's children: reports beside the parent's
 from ._timed import timed  # noqa: E402
 
-__all__ = ["Report", "Record", "alloc", "context", "d2d", "d2h", "disable", "enable", "h2d", "launch",
-           "nvtx_tool_path", "prewarm_context", "prewarm_pool", "read", "region", "set_attribution", "set_python_names", "snapshot",
-           "stream_handle",
-           "timed", "until_steady"]
+# A scope's maker for each operation kind, as the C++ kind table lists them (a new kind is its
+# row there): context, alloc, h2d, d2h, d2d, launch, region.
+globals().update({kind: getattr(_warmup, kind) for kind in _warmup.op_kinds})
+
+__all__ = sorted(["Report", "Record", "disable", "enable", "nvtx_tool_path", "prewarm_context", "prewarm_pool",
+                  "read", "set_attribution", "set_python_names", "snapshot", "stream_handle", "timed",
+                  "until_steady", *_warmup.op_kinds])
 
 
 def nvtx_tool_path():

@@ -16,7 +16,8 @@ import functools
 
 from . import _warmup
 
-_KINDS = {"context": _warmup.context, "launch": _warmup.launch, "region": _warmup.region}
+# The kinds whose scopes take no byte count, from the C++ kind table.
+_KINDS = {kind: getattr(_warmup, kind) for kind, takes_bytes in _warmup.op_kinds.items() if not takes_bytes}
 
 
 def timed(name=None, kind="region", stream=None):

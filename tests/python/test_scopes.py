@@ -25,6 +25,23 @@ def test_each_kind_is_a_site_of_its_own():
     assert kinds == ["alloc", "context", "d2d", "d2h", "h2d", "launch", "region"]
 
 
+def test_every_kind_of_the_cpp_table_is_a_maker_exported_and_timed_offers_those_without_bytes():
+    # The makers come from the C++ kind table (one row a kind, for both languages): each is
+    # exported, makes a site of its own kind, and takes a byte count exactly where its row says.
+    kinds = warmup._warmup.op_kinds
+    assert "region" in kinds and kinds["h2d"] and not kinds["launch"]
+    for kind, takes_bytes in kinds.items():
+        assert kind in warmup.__all__ and getattr(warmup, kind) is getattr(warmup._warmup, kind)
+        with getattr(warmup, kind)("scopes.table", *([64] if takes_bytes else [])):
+            pass
+        assert warmup.snapshot().find("scopes.table", kind).op == kind
+        if takes_bytes:
+            with pytest.raises(TypeError):
+                getattr(warmup, kind)("scopes.table")
+    with pytest.raises(ValueError, match=r"kind is one of \['context', 'launch', 'region'\]"):
+        warmup.timed("scopes.timed", kind="h2d")
+
+
 def test_first_call_apart_from_the_rest():
     for _ in range(30):
         with warmup.region("scopes.calls"):
