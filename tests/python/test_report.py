@@ -106,3 +106,9 @@ def test_snapshot_waits_only_when_asked():
     r = warmup.snapshot(wait=True)
     assert r.device_pending == 0
     assert os.getpid() == r.identity.pid
+
+
+def test_records_are_equal_by_their_fields():
+    a, b = warmup.Record({"name": "x", "calls": 2}), warmup.Record({"name": "x", "calls": 2})
+    assert a == b and not (a != b)
+    assert a != warmup.Record({"name": "x", "calls": 3}) and a != {"name": "x", "calls": 2}

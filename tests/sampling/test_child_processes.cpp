@@ -50,6 +50,23 @@ const d::child_cpu* named(const std::vector<d::child_cpu>& v, const std::string&
 constexpr std::int64_t self = 100;
 }  // namespace
 
+TEST_CASE("the processes remembered are bounded: past the bound a new one is not kept") {
+  d::child_watch w;
+  d::children_reading r;
+  r.at_ns = 1;
+  for (std::int64_t pid = 1; pid <= static_cast<std::int64_t>(d::child_watch::max_seen) + 10; ++pid)
+    r.procs.push_back({pid, 1, 100, 0, 0, "worker", "worker"});
+  w.keep(r);
+  CHECK(w.seen.size() == d::child_watch::max_seen);
+  CHECK(w.seen_at.size() == d::child_watch::max_seen);
+  r.procs = {{1, 1, 100, 7, 0, "worker", "worker"}};  // one remembered, read again: its reading kept
+  r.at_ns = 2;
+  w.keep(r);
+  CHECK(w.seen.size() == d::child_watch::max_seen);
+  CHECK(w.seen[0].own_ticks == 7);
+  CHECK(w.seen_at[0] == 2);
+}
+
 TEST_CASE("a child alive at both ends counts its time since the start, its reaped children's with it") {
   const std::uint64_t t = d::ns_per_tick();
   const auto before = reading({proc(200, self, 5, 40, 3, "worker")}, 0, 50);
