@@ -56,6 +56,8 @@ def test_run_reports_the_programs_ranges(tmp_path):
 def test_run_says_what_is_wrong(tmp_path):
     r = launch("run")
     assert r.returncode == 2 and "run needs a program" in r.stderr
+    r = launch("run", "-o", str(tmp_path / "r.json"))  # -o has its value: the program is what is missing
+    assert r.returncode == 2 and "run needs a program" in r.stderr, r.stderr
     r = launch("run", "--", str(tmp_path / "missing"))
     assert r.returncode == 127 and "cannot start" in r.stderr, r.stderr
     r = launch("walk")
