@@ -46,7 +46,8 @@ summary what_was_timed() noexcept;
 /// In a forked child: the parent's CUPTI does not follow; ranges there are host-timed.
 void after_fork_in_child() noexcept;
 
-// ---- The join, apart from CUPTI so that a test can feed it records (tests/nvtx_tool/).
+// ---- The join (device_join.cpp), apart from CUPTI so that a test can feed it records
+// (tests/host/test_nvtx_device_join.cpp).
 namespace join {
 void work(std::uint32_t correlation, std::uint64_t start_ns, std::uint64_t end_ns) noexcept;
 void link(std::uint32_t correlation, std::uint64_t serial) noexcept;
@@ -54,6 +55,10 @@ void link(std::uint32_t correlation, std::uint64_t serial) noexcept;
 void flushed(bool last) noexcept;
 /// For a test: make the call table as start() does, without CUPTI.
 void make_table() noexcept;
+/// What the join gave a time and could not, for what_was_timed().
+void count_times(summary& out) noexcept;
+/// In a forked child: the join's lock free again.
+void after_fork_in_child() noexcept;
 }  // namespace join
 
 }  // namespace warmup_nvtx::device
