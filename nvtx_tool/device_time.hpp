@@ -1,11 +1,13 @@
 // A push/pop range's device time (WARMUP_NVTX_DEVICE=on): the span of the kernels, copies and
 // memsets that its thread launched while it was open, nested ranges' included, from CUPTI's
-// records. Each range opened pushes an external id (its serial) on its thread; CUPTI links every
-// CUDA call made under it to that id, and each record of the device's work to its call. The
-// records come as CUPTI's buffers fill and at its flushes; a range's span goes to its site's
-// device series once the range has ended and a pass of the join has gone by since (its work may
-// still be queued at the first): each flush makes a pass, and so does every 2^16 ranges' work.
-// Start/end ranges, which may end on another thread, stay host-timed. docs/nvtx-tool.md.
+// records. Start/end ranges, which may end on another thread, stay host-timed.
+//
+// Each range opened pushes an external id (its serial) on its thread; CUPTI links every CUDA
+// call made under it to that id, and each record of the device's work to its call. The records
+// come as CUPTI's buffers fill and at its flushes; a range's span goes to its site's device
+// series once the range has ended and a pass of the join has gone by since (its work may still
+// be queued at the first): each flush makes a pass, and so does every 2^16 ranges' work.
+// docs/nvtx-tool.md.
 #pragma once
 
 #include <warmup/detail/record/site.hpp>
