@@ -1,11 +1,13 @@
 // A push/pop range's device time (WARMUP_NVTX_DEVICE=on): the span of the kernels, copies and
 // memsets that its thread launched while it was open, nested ranges' included, from CUPTI's
-// records. Each range opened pushes an external id (its serial) on its thread; CUPTI links every
-// CUDA call made under it to that id, and each record of the device's work to its call. The
-// records come as CUPTI's buffers fill and at its flushes; a range's span goes to its site's
-// device series once the range has ended and a pass of the join has gone by since (its work may
-// still be queued at the first): each flush makes a pass, and so does every 2^16 ranges' work.
-// Start/end ranges, which may end on another thread, stay host-timed. docs/nvtx-tool.md.
+// records. Start/end ranges, which may end on another thread, stay host-timed.
+//
+// Each range opened pushes an external id (its serial) on its thread; CUPTI links every CUDA
+// call made under it to that id, and each record of the device's work to its call. The records
+// come as CUPTI's buffers fill and at its flushes; a range's span goes to its site's device
+// series once the range has ended and a pass of the join has gone by since (its work may still
+// be queued at the first): each flush makes a pass, and so does every 2^16 ranges' work.
+// docs/nvtx-tool.md.
 #pragma once
 
 #include <warmup/detail/record/site.hpp>
@@ -46,7 +48,8 @@ summary what_was_timed() noexcept;
 /// In a forked child: the parent's CUPTI does not follow; ranges there are host-timed.
 void after_fork_in_child() noexcept;
 
-// ---- The join, apart from CUPTI so that a test can feed it records (tests/nvtx_tool/).
+// ---- The join (device_join.cpp), apart from CUPTI so that a test can feed it records
+// (tests/host/test_nvtx_device_join.cpp).
 namespace join {
 void work(std::uint32_t correlation, std::uint64_t start_ns, std::uint64_t end_ns) noexcept;
 void link(std::uint32_t correlation, std::uint64_t serial) noexcept;
@@ -54,6 +57,10 @@ void link(std::uint32_t correlation, std::uint64_t serial) noexcept;
 void flushed(bool last) noexcept;
 /// For a test: make the call table as start() does, without CUPTI.
 void make_table() noexcept;
+/// What the join gave a time and could not, for what_was_timed().
+void count_times(summary& out) noexcept;
+/// In a forked child: the join's lock free again.
+void after_fork_in_child() noexcept;
 }  // namespace join
 
 }  // namespace warmup_nvtx::device

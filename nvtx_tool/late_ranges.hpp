@@ -1,7 +1,9 @@
-// Ranges that end after the report at exit was written are in no report: those of exit handlers
-// the program registered before its first NVTX call (the report's handler is registered at that
-// call, and exit handlers run last registered first) and those of static destructors. The tool
-// counts them and says how many at the very end, from an ELF destructor (run by the dynamic
+// Ranges that end after the report at exit was written, which no report holds: counted, and
+// said at the very end.
+//
+// They are those of exit handlers the program registered before its first NVTX call (the
+// report's handler is registered at that call, and exit handlers run last registered first) and
+// those of static destructors. The tool says how many from an ELF destructor (run by the dynamic
 // linker's _dl_fini after every exit handler and static destructor):
 //
 //   warmup: 2 NVTX ranges ended after the report was written (in exit handlers or static

@@ -1,7 +1,9 @@
 // A range's site name from its NVTX message: the domain before it, the fields whose values change
-// from call to call taken out (PyTorch's `emit_nvtx` names each operator call
-// "aten::addmm, seq = 12, op_id = 40, sizes = [[32, 64], [64, 64]]"; with the sequence number
-// kept every call would be a first call). Pure functions: the host tests drive them.
+// from call to call taken out. Pure functions: the host tests drive them.
+//
+// PyTorch's `emit_nvtx` names each operator call
+// "aten::addmm, seq = 12, op_id = 40, sizes = [[32, 64], [64, 64]]": with the sequence number
+// kept, every call would be a first call.
 #pragma once
 
 #include <cstddef>

@@ -1,8 +1,9 @@
-// A second NVTX tool behind this one (WARMUP_NVTX_NEXT=<path>): NVTX loads one tool only, so
-// this one hands the next every call it gets, with the next's own handles for domains and
-// registered strings. The next tool attaches through an export table of this tool's making:
-// the core modules' function tables are this tool's copies (what the next tool writes there,
-// the handlers call), every other module the program's own.
+// A second NVTX tool behind this one (WARMUP_NVTX_NEXT=<path>), handed every call this one gets,
+// with its own handles for domains and registered strings: NVTX loads one tool only.
+//
+// The next tool attaches through an export table of this tool's making: the core modules'
+// function tables are this tool's copies (what the next tool writes there, the handlers call),
+// every other module the program's own.
 #pragma once
 
 #include <nvtx3/nvToolsExt.h>

@@ -1,6 +1,6 @@
-// What the tool keeps of a program's NVTX calls: its domains and registered strings, each
-// thread's open push/pop ranges, the open start/end ranges, and what went wrong. Each open
-// range is a warmup site's call (detail::host_call): the report is the library's own.
+// What the handlers ask of the tool's bookkeeping: domains and strings (handles.cpp), messages
+// (site_lookup.cpp), ranges (push_pop.cpp, start_end.cpp), settings (tool_settings.cpp), notices at
+// exit (exit_and_fork.cpp). Each open range is a warmup site's call: the report is the library's.
 #pragma once
 
 #include <nvtx3/nvToolsExt.h>
@@ -15,9 +15,9 @@
 
 namespace warmup_nvtx {
 
-/// Makes what the handlers read with no guard (the key of each thread's ranges); called once,
-/// before the handlers are installed.
-void prepare() noexcept;
+/// Makes what the handlers read with no guard (the thread slot, the key of each thread's ranges:
+/// thread_ranges.cpp); called once, before the handlers are installed.
+void prepare_thread_ranges() noexcept;
 
 /// The settings, read once, at the first NVTX call of the process.
 struct settings {

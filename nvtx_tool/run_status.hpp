@@ -1,9 +1,11 @@
 // The records a launcher reads once its program has ended (`warmup-report run`, `python -m warmup
-// run`: docs/nvtx-tool.md, "What the launcher says"). The launcher names a private folder in
-// WARMUP_NVTX_STATUS; each process the tool is loaded into writes one small file there at its
-// first NVTX range, and one when its report at exit is written. A process with the first and not
-// the second ended without its exit handlers (an exec, _exit, a signal): its ranges are in no
-// report, and the launcher names it. An empty folder: no process made a range under the tool.
+// run`: docs/nvtx-tool.md, "What the launcher says"): each process's first range, its report.
+//
+// The launcher names a private folder in WARMUP_NVTX_STATUS; each process the tool is loaded
+// into writes one small file there at its first NVTX range, and one when its report at exit is
+// written. A process with the first and not the second ended without its exit handlers (an exec,
+// _exit, a signal): its ranges are in no report, and the launcher names it. An empty folder: no
+// process made a range under the tool.
 //
 //   began.4242.9f86d081884c7d65    pid 4242\nprogram python train.py --epochs 3\n
 //   report.4242.9f86d081884c7d65   pid 4242\n

@@ -423,7 +423,7 @@ SPECIFICATIONS = [
     ("docs/ranks-and-runs.md", "256 KiB", "the NCCL example's small all-reduce size, an input"),
     ("docs/reading-the-report.md", "100 ms", "the host-clock test's scope, an input"),
     ("docs/nvtx-tool.md", "1 MB", "the misbehaving program's range name (tests/nvtx_tool/c_program.c), an input"),
-    ("docs/nvtx-tool.md", "10 MB", "device time's table: 2^18 entries of 40 bytes (nvtx_tool/device_time.cpp's table_size, call_entry)"),
+    ("docs/nvtx-tool.md", "10 MB", "device time's table: 2^18 entries of 40 bytes (nvtx_tool/device_calls.hpp's table_size, call_entry)"),
     ("docs/reading-the-report.md", "2 ms", "a synthetic series' values (tests/host/test_statistics.cpp), an input"),
     ("docs/reading-the-report.md", "1.5x", "a synthetic series' second mode, an input"),
     ("docs/reading-the-report.md", "40x", "a synthetic series' injected warm-up, an input"),

@@ -1,9 +1,11 @@
-// The NVTX tool's device time of a range (nvtx_tool/device_time.cpp), fed CUPTI's records by
+// The NVTX tool's device time of a range (nvtx_tool/device_join.cpp), fed CUPTI's records by
 // hand: a range's span over its work, nested ranges' work in their parents', work whose link
 // comes after it, work outside any range, a call's time given once, a record too late to keep.
-// The tool's file is compiled here, in the test's own copy of the runtime.
+// The tool's files (the join and the range's side, device_time.cpp) are compiled here, in the
+// test's own copy of the runtime.
 #include "catch.hpp"
 
+#include "../../nvtx_tool/device_join.cpp"
 #include "../../nvtx_tool/device_time.cpp"
 
 namespace {

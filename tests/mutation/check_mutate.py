@@ -231,9 +231,9 @@ def main():
     check(build.blame(f"{header}(11): error: no instance of overloaded function\n",
                       [{"id": 4, "header": "scope.hpp", "region": region}]) == {4},
           "an nvcc error in a mutant's region blames it")
-    tool = os.path.join(build.src, "nvtx_tool", "ranges.cpp")
+    tool = os.path.join(build.src, "nvtx_tool", "push_pop.cpp")
     check(build.blame(f"{tool}:12:5: error: no match for 'operator<'\n",
-                      [{"id": 5, "header": "nvtx_tool/ranges.cpp", "region": region}]) == {5},
+                      [{"id": 5, "header": "nvtx_tool/push_pop.cpp", "region": region}]) == {5},
           "an error in the NVTX tool's own C++ blames the mutant there")
     return report()
 

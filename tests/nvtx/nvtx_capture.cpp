@@ -52,7 +52,7 @@ int NVTX_API push(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
   // The payload as a viewer reads it: only where its type says what it is.
   const std::uint64_t payload = a->payloadType == NVTX_PAYLOAD_TYPE_UNSIGNED_INT64 ? a->payload.ullValue : 0;
   event e{event::push, domain_name(d), {}, a->category, a->color, payload, false};
-  // A tool reads no field past the size the caller gave (nvtx_tool/ranges.cpp's message_of too).
+  // A tool reads no field past the size the caller gave (nvtx_tool/site_lookup.cpp's message_of too).
   if (a->size < NVTX_EVENT_ATTRIB_STRUCT_SIZE) {
     e.message = "(attributes too small)";
   } else if (a->messageType == NVTX_MESSAGE_TYPE_REGISTERED) {

@@ -69,6 +69,8 @@ NOT_SCORED = {
     "cublas.hpp": "cuBLAS prewarm: only with a GPU",
     "nvtx_tool/device_time.cpp": "the NVTX tool's device times: CUPTI, only with a GPU",
     "nvtx_tool/device_time.hpp": "the NVTX tool's device times: CUPTI, only with a GPU",
+    "nvtx_tool/device_join.cpp": "the NVTX tool's device times: CUPTI, only with a GPU",
+    "nvtx_tool/device_calls.hpp": "the NVTX tool's device times: CUPTI, only with a GPU",
     "mpi.hpp": "MPI gathering: mpirun with 4 ranks, not in the mutation build",
     "detail/io/rank_wire.hpp": "MPI's wire format: only warmup::mpi's programs use it",
     "detail/runtime/device_rings.hpp": "device timing: only with a GPU",
