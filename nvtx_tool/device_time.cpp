@@ -89,18 +89,10 @@ void pop_id() noexcept {
   if (this_thread_ids.depth > 0) --this_thread_ids.depth;
 }
 
-void start(const std::string& v) noexcept {
+void start(bool on, const std::string& refused) noexcept {
   try {
-    // The library's on/off spellings, as every on/off variable takes them (docs/environment.md).
-    const int setting = v.empty() ? 0 : wd::on_off_value(v);
-    if (setting == 0) return;
-    if (setting < 0) {
-      wd::notice_board().raise(wd::notice_kind::nvtx_host_timed,
-                               "WARMUP_NVTX_DEVICE='" + wd::printable(v, 40) +
-                                   "' is neither on nor off (1, on, true, yes or 0, off, false, no, in any case): "
-                                   "the NVTX ranges are host-timed");
-      return;
-    }
+    if (!refused.empty()) wd::notice_board().raise(wd::notice_kind::nvtx_host_timed, refused);
+    if (!on) return;
     asked.store(true, std::memory_order_relaxed);
     join::make_table();
     std::string why;

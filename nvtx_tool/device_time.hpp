@@ -24,8 +24,8 @@ inline bool on() noexcept { return watching.load(std::memory_order_relaxed); }
 
 /// Once, at the first NVTX call, with WARMUP_NVTX_DEVICE's value (settings::device): where it
 /// is on, starts CUPTI (as WARMUP_ATTRIBUTION=1 does) and watches the device's work; says why
-/// where it cannot, and where the value is neither on nor off.
-void start(const std::string& setting) noexcept;
+/// where it cannot, and why the value was refused (`refused`), where it was.
+void start(bool on, const std::string& refused) noexcept;
 
 /// A range just opened on this thread (after its call began): returns its serial, pushed as the
 /// thread's external id. `parent`: the serial of the range it nests in (0 for none).

@@ -53,7 +53,7 @@ void once_per_process() noexcept {
       (void)default_domain();
       (void)load_next();
       (void)std::atexit(&at_exit);
-      device::start(config().device);  // after: its exit hook, which gives the last ranges their device time, runs first
+      device::start(config().device, config().device_refused);  // after: its exit hook, which gives the last ranges their device time, runs first
       (void)pthread_atfork(nullptr, nullptr, &in_child);
     });
   } catch (...) {

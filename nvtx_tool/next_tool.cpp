@@ -1,6 +1,7 @@
 // Loading WARMUP_NVTX_NEXT's tool and the export table it attaches through (next_tool.hpp).
 #include "next_tool.hpp"
 
+#include <warmup/detail/runtime/environment.hpp>
 #include <warmup/detail/runtime/notices.hpp>
 #include <warmup/detail/io/text.hpp>
 
@@ -51,7 +52,7 @@ next_tool& load_next() {
     for (unsigned i = 0; i < NVTX_CBID_CORE_SIZE; ++i) t->core_slots[i] = &t->core[i];
     for (unsigned i = 0; i < NVTX_CBID_CORE2_SIZE; ++i) t->core2_slots[i] = &t->core2[i];
     t->core_slots[0] = t->core2_slots[0] = nullptr;  // id 0 is no function
-    const char* path = std::getenv("WARMUP_NVTX_NEXT");
+    const char* path = wd::read_setting<wd::setting::nvtx_next>().text;
     if (path == nullptr || *path == '\0') return t;
     t->path = path;
     void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);

@@ -23,7 +23,8 @@ void prepare_thread_ranges() noexcept;
 struct settings {
   std::string domains;                 ///< WARMUP_NVTX_DOMAINS ("all" where unset)
   std::vector<std::string> varying;    ///< WARMUP_NVTX_VARYING's keys (default_varying where unset)
-  std::string device;                  ///< WARMUP_NVTX_DEVICE ("" where unset)
+  bool device = false;                 ///< WARMUP_NVTX_DEVICE on
+  std::string device_refused;          ///< why WARMUP_NVTX_DEVICE's value was refused, where it was
 };
 settings& config();
 

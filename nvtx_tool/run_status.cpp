@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <warmup/detail/runtime/environment.hpp>
+
 namespace warmup_nvtx::run_status {
 namespace {
 
@@ -68,7 +70,8 @@ void write_record(const char* kind, const char* text, std::size_t size) noexcept
 }  // namespace
 
 void start() noexcept {
-  const char* f = std::getenv("WARMUP_NVTX_STATUS");
+  namespace wd = cuda_warmup::detail;
+  const char* f = wd::read_setting<wd::setting::nvtx_status>().text;
   if (f == nullptr || *f == '\0' || std::strlen(f) >= sizeof folder) return;
   std::memcpy(folder, f, std::strlen(f) + 1);
   armed.store(true, std::memory_order_relaxed);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "warmup/detail/runtime/child_reports.hpp"
+#include "warmup/detail/runtime/environment.hpp"
 #include "warmup/json.hpp"
 #include "warmup/prewarm.hpp"
 #include "warmup/profile.hpp"
@@ -158,6 +159,27 @@ PYBIND11_MODULE(_warmup, m) {
         return warmup_python::write_child_report();
       },
       "The report at exit now, once, never cut short by SIGTERM; whether this call wrote it.");
+  m.def(
+      "settings",
+      [] {
+        namespace wd = warmup::detail;
+        py::list out;
+        for (const wd::setting_row& r : wd::setting_table) {  // every row, walked as the library reads them
+          const wd::setting_value v = wd::read_setting(r, [](const char* n) { return std::getenv(n); });
+          py::dict d;
+          d["variable"] = std::string(r.variable);
+          d["takes"] = wd::accepted_values(r);
+          d["default"] = r.kind == wd::value_kind::text ? py::object(py::none()) : py::str(wd::value_words(r, r.fallback));
+          d["read_by"] = r.reader == wd::read_by::library ? "library" : "NVTX tool";
+          d["function"] = r.function.empty() ? py::object(py::none()) : py::str(std::string(r.function));
+          d["value"] = v.text == nullptr ? py::object(py::none()) : py::str(std::string(v.text));
+          d["refused"] = v.message.empty() ? py::object(py::none()) : py::str(v.message);
+          out.append(std::move(d));
+        }
+        return out;
+      },
+      "Every WARMUP_* variable (settings.hpp's table): what it takes, its default, who reads it, the C++ function that "
+      "sets it, its value in this process's environment now, and why that value is refused, where it is.");
   m.def("enable", &warmup::enable, "Measure again after disable().");
   m.def("disable", &warmup::disable, "Stop measuring: scopes cost a load and a branch.");
   m.def("set_attribution", &warmup::set_attribution, py::arg("on"),

@@ -221,17 +221,13 @@ PyObject* make_scope(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObje
   return reinterpret_cast<PyObject*>(o);
 }
 
-/// Whether scopes of kind `k` take a byte count (its row in op.hpp).
-inline bool takes_bytes(warmup::op_kind k) noexcept {
-  return warmup::detail::has_trait(k, warmup::detail::kind_trait::takes_bytes);
-}
-
 /// The maker of kind `Kind`'s scopes, `warmup.<kind>(name[, bytes], stream=None)`, named and
 /// described from its row of the kind table.
 template <warmup::op_kind Kind>
 PyMethodDef maker() {
+  constexpr bool takes_bytes = warmup::detail::has_trait(Kind, warmup::detail::kind_trait::takes_bytes);
   static const std::string name(warmup::to_string(Kind));
-  static const std::string doc = name + (takes_bytes(Kind) ? "(name, bytes, stream=None)" : "(name, stream=None)") +
+  static const std::string doc = name + (takes_bytes ? "(name, bytes, stream=None)" : "(name, stream=None)") +
                                  ": a scope of kind " + name + " (warmup::op::" + name + " in C++).";
   return {name.c_str(), reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(make_scope<Kind>)),
           METH_FASTCALL | METH_KEYWORDS, doc.c_str()};
@@ -257,7 +253,7 @@ inline void add_scopes(pybind11::module_& m) {
   pybind11::dict kinds;
   for (std::size_t i = 0; i < warmup::op_kind_count; ++i) {
     const auto k = static_cast<warmup::op_kind>(i);
-    kinds[pybind11::str(std::string(warmup::to_string(k)))] = takes_bytes(k);
+    kinds[pybind11::str(std::string(warmup::to_string(k)))] = warmup::detail::has_trait(k, warmup::detail::kind_trait::takes_bytes);
   }
   m.attr("op_kinds") = kinds;
 }

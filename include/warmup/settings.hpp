@@ -1,16 +1,8 @@
 /// @file
 /// @brief Every run-time setting, one to one with the `WARMUP_*` environment variables.
 ///
-/// | Variable                 | Function                                   | Range, default                |
-/// |--------------------------|--------------------------------------------|-------------------------------|
-/// | `WARMUP_ENABLE`          | `enable()`, `disable()`, `is_enabled()`    | on                            |
-/// | `WARMUP_DEVICE_SAMPLING` | `set_device_sampling()`, `device_sampling_policy()` | adaptive              |
-/// | `WARMUP_IDLE_MS`         | `set_idle_threshold()`, `idle_threshold()` | 1 ms to 1 h, 1 s              |
-/// | `WARMUP_TIMELINE_CALLS`  | `set_timeline_calls()`, `timeline_calls()` | 1 to 100000, 16               |
-/// | `WARMUP_ATTRIBUTION`     | `set_attribution()`, `attribution_enabled()` | off                         |
-/// | `WARMUP_CPU_SAMPLING`    | `set_cpu_sampling()`, `cpu_sampling_interval()` | off; 100 us to 1 s, or on (1 ms) |
-/// | `WARMUP_REPORT`          | `write_report()` (report_file.hpp)         | at exit, when set             |
-/// | `WARMUP_CLOCK`           | none: read once, before the first scope    | `auto` (the cycle counter where trusted), `steady` |
+/// Each variable, what it takes, its default and its function are one row of
+/// `detail::setting_table` (at the end of this file); docs/environment.md has the same table in words.
 ///
 /// The variables are read once, before `main` (detail/runtime/environment.hpp); each value is checked,
 /// and one out of range or not understood is said on stderr and ignored. The functions take the
@@ -20,6 +12,7 @@
 #include "warmup/detail/header_begin.hpp"
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -30,36 +23,10 @@
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
-/// The variables, in the table's order, and the settings they mirror.
-struct setting_variable {
-  std::string_view name;
-  std::string_view function;
-};
-inline constexpr setting_variable variables[] = {
-    {"WARMUP_REPORT", "write_report"},
-    {"WARMUP_ENABLE", "enable"},
-    {"WARMUP_DEVICE_SAMPLING", "set_device_sampling"},
-    {"WARMUP_IDLE_MS", "set_idle_threshold"},
-    {"WARMUP_TIMELINE_CALLS", "set_timeline_calls"},
-    {"WARMUP_ATTRIBUTION", "set_attribution"},
-    {"WARMUP_CPU_SAMPLING", "set_cpu_sampling"},
-    {"WARMUP_CLOCK", "(none: chosen before the first scope)"},
-    {"WARMUP_NVTX_DOMAINS", "(none: the NVTX tool's, docs/nvtx-tool.md)"},
-    {"WARMUP_NVTX_VARYING", "(none: the NVTX tool's, docs/nvtx-tool.md)"},
-    {"WARMUP_NVTX_NEXT", "(none: the NVTX tool's, docs/nvtx-tool.md)"},
-    {"WARMUP_NVTX_DEVICE", "(none: the NVTX tool's, docs/nvtx-tool.md)"},
-    {"WARMUP_NVTX_STATUS", "(none: set by the NVTX tool's launchers, docs/nvtx-tool.md)"},
-};
-
 /// Loads CUPTI and starts collecting cause records, or stops (detail/runtime/settings-inl.hpp). Returns
 /// whether records are collected. Defined weakly by every file that compiles the runtime (see
 /// detail/record/site.hpp, start_runtime_...): a file built light only declares it.
 bool start_attribution(bool on) noexcept;
-
-/// The ranges the variables and the functions share.
-inline constexpr std::chrono::milliseconds idle_min{1}, idle_max{3'600'000};
-inline constexpr std::uint32_t timeline_calls_min = 1, timeline_calls_max = 100'000;
-inline constexpr std::chrono::microseconds cpu_sampling_min{100}, cpu_sampling_max{1'000'000}, cpu_sampling_on{1000};
 
 // The two switches (detail/record/switches.hpp) are this copy's of the library, read on the hot
 // path; these set them in every copy of the process (detail/process.hpp), where there
@@ -174,6 +141,91 @@ std::chrono::microseconds cpu_sampling_interval() noexcept;
 /// @brief Whether cause records are being collected now.
 bool attribution_enabled() noexcept;
 
+WARMUP_END_NAMESPACE
+
+WARMUP_BEGIN_NAMESPACE
+namespace detail {
+
+/// Every `WARMUP_*` variable, in `setting_table`'s order.
+enum class setting : std::uint8_t {
+  report, enable, device_sampling, idle_ms, timeline_calls, attribution, cpu_sampling, clock,
+  nvtx_domains, nvtx_varying, nvtx_next, nvtx_device, nvtx_status,
+};
+
+/// What a variable's value may be. Every value is checked against its row before it is used
+/// (detail/runtime/environment.hpp, `read_setting`), by the library and the NVTX tool alike.
+enum class value_kind : std::uint8_t {
+  text,              ///< taken as it is (a path, a list), by what uses it
+  on_off,            ///< 1, on, true, yes or 0, off, false, no, in any case: 1 or 0
+  choice,            ///< exactly one of the row's `words` (comma-separated): its index
+  number,            ///< a whole number from `lo` to `hi`, in the row's unit (`words`)
+  on_off_or_number,  ///< a number as above, or on (`on`) or off (0)
+};
+
+/// Who reads a variable: the library, before `main`, or the NVTX tool (docs/nvtx-tool.md), at its first call.
+enum class read_by : std::uint8_t { library, nvtx_tool };
+
+/// One setting: its variable, what it takes, its default, who reads it and the function that
+/// sets it from code. A new setting is its enumerator and its row (in_setting_order refuses a
+/// row out of order), its function if it has one, and its line in docs/environment.md, which
+/// `check_readme.py environment` checks against this row.
+struct setting_row {
+  setting id;
+  std::string_view variable;
+  value_kind kind;
+  std::int64_t lo, hi, on;        ///< a number's range; on_off_or_number's "on"
+  std::string_view words;         ///< a choice's words, comma-separated; a number's unit
+  std::int64_t fallback;          ///< the value where the variable is unset or refused
+  std::string_view what;          ///< what it sets, in a message: "<what> stays <fallback>"
+  read_by reader;
+  std::string_view function;      ///< the function that sets it from code; empty where none
+  void (*apply)(std::int64_t);    ///< the library's: applies a value read before `main`
+};
+
+// clang-format off
+inline constexpr setting_row setting_table[] = {
+    {setting::report, "WARMUP_REPORT", value_kind::text, 0, 0, 0, "", 0, "", read_by::library, "write_report", nullptr},
+    {setting::enable, "WARMUP_ENABLE", value_kind::on_off, 0, 1, 1, "", 1, "measuring", read_by::library, "enable",
+     [](std::int64_t v) { if (v == 0) set_measuring(false); }},
+    {setting::device_sampling, "WARMUP_DEVICE_SAMPLING", value_kind::choice, 0, 1, 0, "adaptive,every_call", 0,
+     "device sampling", read_by::library, "set_device_sampling", [](std::int64_t v) { set_sampling(v == 0); }},
+    {setting::idle_ms, "WARMUP_IDLE_MS", value_kind::number, 1, 3'600'000, 0, "milliseconds", 1000, "the idle threshold",
+     read_by::library, "set_idle_threshold", [](std::int64_t v) { set_idle_threshold(std::chrono::milliseconds(v)); }},
+    {setting::timeline_calls, "WARMUP_TIMELINE_CALLS", value_kind::number, 1, 100'000, 0, "calls", 16,
+     "each site's timeline", read_by::library, "set_timeline_calls",
+     [](std::int64_t v) { set_timeline_calls(static_cast<std::uint32_t>(v)); }},
+    {setting::attribution, "WARMUP_ATTRIBUTION", value_kind::on_off, 0, 1, 1, "", 0, "attribution", read_by::library,
+     "set_attribution", [](std::int64_t v) { if (v == 1) (void)set_attribution(true); }},
+    {setting::cpu_sampling, "WARMUP_CPU_SAMPLING", value_kind::on_off_or_number, 100, 1'000'000, 1000, "microseconds", 0,
+     "CPU sampling", read_by::library, "set_cpu_sampling",
+     [](std::int64_t v) { if (v > 0) set_cpu_sampling(std::chrono::microseconds(v)); }},
+    {setting::clock, "WARMUP_CLOCK", value_kind::choice, 0, 1, 0, "auto,steady", 0, "the host clock", read_by::library, "",
+     nullptr},  // read once, before the first scope (runtime/environment.hpp)
+    {setting::nvtx_domains, "WARMUP_NVTX_DOMAINS", value_kind::text, 0, 0, 0, "", 0, "", read_by::nvtx_tool, "", nullptr},
+    {setting::nvtx_varying, "WARMUP_NVTX_VARYING", value_kind::text, 0, 0, 0, "", 0, "", read_by::nvtx_tool, "", nullptr},
+    {setting::nvtx_next, "WARMUP_NVTX_NEXT", value_kind::text, 0, 0, 0, "", 0, "", read_by::nvtx_tool, "", nullptr},
+    {setting::nvtx_device, "WARMUP_NVTX_DEVICE", value_kind::on_off, 0, 1, 1, "", 0, "the ranges' device time",
+     read_by::nvtx_tool, "", nullptr},
+    {setting::nvtx_status, "WARMUP_NVTX_STATUS", value_kind::text, 0, 0, 0, "", 0, "", read_by::nvtx_tool, "", nullptr},
+};
+// clang-format on
+
+/// Whether every row names its own setting, in the enum's order.
+template <std::size_t N>
+constexpr bool in_setting_order(const setting_row (&table)[N]) noexcept {
+  for (std::size_t i = 0; i < N; ++i)
+    if (static_cast<std::size_t>(table[i].id) != i) return false;
+  return true;
+}
+static_assert(in_setting_order(setting_table), "warmup: setting_table must list the settings in the enum's order");
+
+/// Setting `s`'s row (a setting without a row does not compile).
+template <setting S>
+constexpr const setting_row& row_of() noexcept {
+  static_assert(static_cast<std::size_t>(S) < sizeof setting_table / sizeof setting_table[0], "warmup: this setting has no row in setting_table");
+  return setting_table[static_cast<std::size_t>(S)];
+}
+}  // namespace detail
 WARMUP_END_NAMESPACE
 
 #include "warmup/detail/header_end.hpp"

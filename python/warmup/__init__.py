@@ -28,16 +28,16 @@ import json as _json  # noqa: E402
 
 from . import _warmup  # noqa: E402
 from ._warmup import (disable, enable, prewarm_context, prewarm_pool, set_attribution,  # noqa: E402
-                      set_python_names, stream_handle)
+                      set_python_names, settings, stream_handle)
 from . import _child_processes  # noqa: E402,F401 - multiprocessing's children: reports beside the parent's
 from ._timed import timed  # noqa: E402
 
 # A scope's maker for each operation kind, as the C++ kind table lists them (a new kind is its
-# row there): context, alloc, h2d, d2h, d2d, launch, region.
+# row there).
 globals().update({kind: getattr(_warmup, kind) for kind in _warmup.op_kinds})
 
 __all__ = sorted(["Report", "Record", "disable", "enable", "nvtx_tool_path", "prewarm_context", "prewarm_pool",
-                  "read", "set_attribution", "set_python_names", "snapshot", "stream_handle", "timed",
+                  "read", "set_attribution", "set_python_names", "settings", "snapshot", "stream_handle", "timed",
                   "until_steady", *_warmup.op_kinds])
 
 

@@ -1,8 +1,9 @@
 // The program check_change_lists.py compiles against a copy of the headers in which each kind of
 // change docs/design.md lists has been made in the files that list names, and nowhere else: an
-// operation kind, a report format, a statistic, a cause and a setting. It writes what each
+// operation kind, a report format, a statistic, a cause, a setting and a setting of the NVTX tool. It writes what each
 // reached into files of the folder its argument names.
 #include <warmup/profile.hpp>
+#include <warmup/detail/runtime/environment.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -25,6 +26,9 @@ int main(int argc, char** argv) {
   save(out + "/setting.txt", std::to_string(warmup::planted_setting()) + "\n");
   warmup::set_planted_setting(0);  // out of range: a message, the value kept
   save(out + "/setting_after.txt", std::to_string(warmup::planted_setting()) + "\n");
+  // The NVTX tool's setting: read by its row, as the tool reads WARMUP_NVTX_DEVICE.
+  const auto tool = warmup::detail::read_setting<warmup::detail::setting::planted_tool>();
+  save(out + "/tool_setting.txt", std::to_string(tool.value) + "\n" + tool.message + "\n");
 
   warmup::report r = warmup::snapshot();
   // The cause: a first call's time on it, as the join would report it.

@@ -3,7 +3,7 @@
 (its "Files:" line). This makes each such change in a copy of the headers, in exactly those
 files (each edit at a text found once in include/), and proves the change is whole: one program
 (change_lists.cpp), compiled once against the copy, uses the new operation kind, report format,
-statistic, cause and setting, and each reaches every output it should. A list that names a file
+statistic, cause and setting (the library's and the NVTX tool's), and each reaches every output it should. A list that names a file
 the change does not need, or misses one it does, fails here, as does a new place a change must
 also be made (the program then does not compile, or an output misses the new thing).
 A figure of merge and compare is planted and run by report_tool.figure_row; here its list is
@@ -61,11 +61,11 @@ CHANGES = [
          '    {cause::waiting, "waiting",'),
     ]),
     ("A setting", [
-        ('    {"WARMUP_CLOCK", "(none: chosen before the first scope)"},',
-         '    {"WARMUP_PLANTED", "set_planted_setting"},\n    {"WARMUP_CLOCK", "(none: chosen before the first scope)"},'),
-        ("inline constexpr std::uint32_t timeline_calls_min = 1, timeline_calls_max = 100'000;",
-         "inline constexpr std::uint32_t timeline_calls_min = 1, timeline_calls_max = 100'000;\n"
-         "inline constexpr std::uint32_t planted_min = 1, planted_max = 100;"),
+        ("nvtx_device, nvtx_status,", "nvtx_device, nvtx_status, planted,"),
+        ('    {setting::nvtx_status, "WARMUP_NVTX_STATUS", value_kind::text, 0, 0, 0, "", 0, "", read_by::nvtx_tool, "", nullptr},',
+         '    {setting::nvtx_status, "WARMUP_NVTX_STATUS", value_kind::text, 0, 0, 0, "", 0, "", read_by::nvtx_tool, "", nullptr},\n'
+         '    {setting::planted, "WARMUP_PLANTED", value_kind::number, 1, 100, 0, "units", 50, "the planted setting",\n'
+         '     read_by::library, "set_planted_setting", [](std::int64_t v) { set_planted_setting(static_cast<std::uint32_t>(v)); }},'),
         ("std::uint32_t timeline_calls() noexcept;",
          "std::uint32_t timeline_calls() noexcept;\nvoid set_planted_setting(std::uint32_t v) noexcept;\n"
          "std::uint32_t planted_setting() noexcept;"),
@@ -73,21 +73,18 @@ CHANGES = [
          "namespace detail {\ninline std::atomic<std::uint32_t>& planted_value() noexcept {\n"
          "  static std::atomic<std::uint32_t> v{50};\n  return v;\n}\n}  // namespace detail\n"
          "WARMUP_DETAIL_RUNTIME void set_planted_setting(std::uint32_t v) noexcept {\n"
-         "  if (v < detail::planted_min || v > detail::planted_max)\n"
-         '    detail::out_of_range("set_planted_setting(" + std::to_string(v) + ")", "1 to 100");\n'
-         "  detail::planted_value().store(std::clamp(v, detail::planted_min, detail::planted_max));\n}\n"
+         "  constexpr const detail::setting_row& r = detail::row_of<detail::setting::planted>();\n"
+         "  if (v < r.lo || v > r.hi) detail::out_of_range(\"set_planted_setting(\" + std::to_string(v) + \")\", r);\n"
+         "  detail::planted_value().store(std::clamp(v, std::uint32_t(r.lo), std::uint32_t(r.hi)));\n}\n"
          "WARMUP_DETAIL_RUNTIME std::uint32_t planted_setting() noexcept { return detail::planted_value().load(); }\n"
          "WARMUP_DETAIL_RUNTIME std::uint32_t timeline_calls() noexcept {"),
-        ("  std::int64_t timeline_calls = -1;  ///< 1 .. 100,000",
-         "  std::int64_t timeline_calls = -1;  ///< 1 .. 100,000\n  std::int64_t planted = -1;"),
-        ('  if (const char* v = get("WARMUP_CPU_SAMPLING")) {',
-         '  if (const char* v = get("WARMUP_PLANTED")) {\n'
-         "    if (!parse_bounded(v, planted_min, planted_max, e.planted))\n"
-         '      bad("WARMUP_PLANTED", v, "a whole number from 1 to 100", "it stays 50");\n  }\n'
-         '  if (const char* v = get("WARMUP_CPU_SAMPLING")) {'),
-        ("    if (e.timeline_calls > 0) set_timeline_calls(static_cast<std::uint32_t>(e.timeline_calls));",
-         "    if (e.timeline_calls > 0) set_timeline_calls(static_cast<std::uint32_t>(e.timeline_calls));\n"
-         "    if (e.planted > 0) set_planted_setting(static_cast<std::uint32_t>(e.planted));"),
+    ]),
+    ("A setting of the NVTX tool", [
+        ("  nvtx_domains, nvtx_varying,", "  planted_tool, nvtx_domains, nvtx_varying,"),
+        ('    {setting::nvtx_domains, "WARMUP_NVTX_DOMAINS",',
+         '    {setting::planted_tool, "WARMUP_PLANTED_TOOL", value_kind::on_off, 0, 1, 1, "", 0, "the planted tool setting",\n'
+         '     read_by::nvtx_tool, "", nullptr},\n'
+         '    {setting::nvtx_domains, "WARMUP_NVTX_DOMAINS",'),
     ]),
     # Planted and run by tests/report_tool/check_figure_row.py; its one place, counted here.
     ("A figure of merge and compare", [("  X(warmup_excess,", None)]),
@@ -163,7 +160,7 @@ def main():
                      + built.stderr[-4000:])
         out = os.path.join(work, "out")
         os.mkdir(out)
-        env = dict(os.environ, WARMUP_PLANTED="7")
+        env = dict(os.environ, WARMUP_PLANTED="7", WARMUP_PLANTED_TOOL="maybe")
         for v in ("WARMUP_REPORT", "WARMUP_ENABLE", "WARMUP_ATTRIBUTION", "WARMUP_CPU_SAMPLING"):
             env.pop(v, None)
         ran = subprocess.run([program, out], capture_output=True, text=True, timeout=120, env=env)
@@ -185,6 +182,10 @@ def main():
         check(read("setting.txt").strip() == "7", "the setting: read from its variable before main")
         check(read("setting_after.txt").strip() == "1" and "set_planted_setting(0)" in ran.stderr,
               "  its range kept by its function: the nearest value, with a message")
+        check("unknown variable WARMUP_PLANTED" not in ran.stderr, "  both variables known to the library, none named unknown")
+        check(read("tool_setting.txt") == "-1\nWARMUP_PLANTED_TOOL='maybe' is not one of 1, on, true, yes, 0, off, false, no "
+              "(in any case); the planted tool setting stays off\n",
+              "the NVTX tool's setting: read by its row as the tool reads its own, a value refused in words")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     sys.exit(f"{len(failures)} of the change lists' checks failed" if failures else 0)

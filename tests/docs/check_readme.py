@@ -689,7 +689,7 @@ def variables_read():
                 yield os.path.join(folder, n)
 
     cpp_reads = [r'\bgetenv\(\s*"([A-Z][A-Z0-9_]*)"', r'\b(?:get|on_off)\(\s*"(WARMUP_[A-Z0-9_]+)"',
-                 r'\{\s*"(WARMUP_[A-Z0-9_]+)"\s*,',
+                 r'\{\s*setting::\w+,\s*"(WARMUP_[A-Z0-9_]+)"',  # settings.hpp's setting_table
                  r'#define\s+WARMUP_DETAIL_\w+_VARIABLE\s+"([A-Z][A-Z0-9_]*)"']  # names the runtime passes to getenv
     for path in files("include"):
         if not path.endswith((".hpp", ".h", ".cpp")):
@@ -719,8 +719,53 @@ def variables_read():
     return found
 
 
+def setting_rows():
+    """settings.hpp's setting_table, one dict per row (the fields the docs state)."""
+    text = re.sub(r"//[^\n]*", "", read(os.path.join("include", "warmup", "settings.hpp")))
+    rows = []
+    field = {"id": r"setting::(\w+)", "text": r'"([^"]*)"', "kind": r"value_kind::(\w+)", "n": r"([-\d']+)",
+             "reader": r"read_by::(\w+)"}
+    shape = ["id", "text", "kind", "n", "n", "n", "text", "n", "text", "reader", "text"]
+    for m in re.finditer(r"\{" + r",\s*".join(field[f] for f in shape), text):
+        num = lambda t: int(t.replace("'", ""))  # noqa: E731
+        rows.append(dict(id=m[1], variable=m[2], kind=m[3], lo=num(m[4]), hi=num(m[5]), on=num(m[6]), words=m[7],
+                         fallback=num(m[8]), what=m[9], reader=m[10], function=m[11]))
+    ids = re.search(r"enum class setting : std::uint8_t \{([^}]*)\}", text)
+    assert ids and [r["id"] for r in rows] == re.findall(r"\w+", ids[1]), \
+        "settings.hpp: setting_table's rows were not all read (a row of another shape?)"
+    return rows
+
+
+def setting_documented(row, line):
+    """What docs/environment.md's line of a setting must say, from its row: the range, the
+    default, the choices, the function (or none) and, for the NVTX tool's, who reads it."""
+    cells = [c.strip() for c in line.split("|")[1:-1]]
+    values, from_code = cells[1], cells[3]
+    wrong = []
+    if row["kind"] in ("number", "on_off_or_number") and f"{row['lo']} to {row['hi']}" not in values:
+        wrong.append(f"its range {row['lo']} to {row['hi']}")
+    if row["kind"] == "choice":
+        words = row["words"].split(",")
+        wrong += [f"the choice `{w}`" for w in words if f"`{w}`" not in values]
+        if f"(`{words[row['fallback']]}`" not in values:
+            wrong.append(f"its default (`{words[row['fallback']]}`)")
+    if row["kind"] == "number" and f"({row['fallback']})" not in values:
+        wrong.append(f"its default ({row['fallback']})")
+    if row["kind"] in ("on_off", "on_off_or_number") and row["fallback"] in (0, 1) and \
+            ("(off)" if row["fallback"] == 0 else "(on)") not in values:
+        wrong.append("its default, " + ("(off)" if row["fallback"] == 0 else "(on)"))
+    if row["function"] and f"`{row['function']}(" not in from_code:
+        wrong.append(f"its function `{row['function']}()` under \"from code\"")
+    if not row["function"] and not from_code.startswith("none"):
+        wrong.append("\"none\" under \"from code\" (it has no function)")
+    if row["reader"] == "nvtx_tool" and "NVTX tool" not in line:
+        wrong.append("that the NVTX tool reads it")
+    return wrong
+
+
 def environment():
-    """docs/environment.md's table names every variable the code reads, and only those."""
+    """docs/environment.md's table names every variable the code reads, and only those; each
+    setting's line says what its row in settings.hpp does (setting_documented)."""
     text, _, tools_text = read(ENVIRONMENT).partition("## Read by the repository's tools")
     rows = [l for l in text.split("\n") if l.startswith("| `")]
     tools_rows = [l for l in tools_text.split("\n") if l.startswith("| `")]
@@ -756,8 +801,31 @@ def environment():
     assert not missing, f"{ENVIRONMENT} does not list {missing}"
     unread = sorted(n for n in documented if n not in read_by_code)
     assert not unread, f"{ENVIRONMENT} lists {unread}, which neither the headers nor the tools read"
+    table = setting_rows()
+    for row in table:
+        assert row["variable"] in documented, f"{ENVIRONMENT} has no line for {row['variable']}"
+        wrong = setting_documented(row, documented[row["variable"]])
+        assert not wrong, f"{ENVIRONMENT}'s line for {row['variable']} does not state " + ", ".join(wrong)
     warmup = sorted(n for n in documented if n.startswith("WARMUP_"))
-    return f"{len(documented)} variables in {ENVIRONMENT}, each read by the code ({', '.join(warmup)}, ...), none missing"
+    return (f"{len(documented)} variables in {ENVIRONMENT}, each read by the code ({', '.join(warmup)}, ...), none "
+            f"missing; the {len(table)} rows of settings.hpp's setting_table each stated as its row says")
+
+
+def environment_catches():
+    """setting_documented fails on a line that states another range, default, function or reader."""
+    rows = {r["variable"]: r for r in setting_rows()}
+    lines = {r: l for l in read(ENVIRONMENT).split("\n") if l.startswith("| `WARMUP_")
+             for r in re.findall(r"`(WARMUP_[A-Z0-9_]+)`", l.split("|")[1])}
+    assert not setting_documented(rows["WARMUP_IDLE_MS"], lines["WARMUP_IDLE_MS"])
+    planted = [("WARMUP_IDLE_MS", "3600000", "360000"), ("WARMUP_IDLE_MS", "(1000)", "(100)"),
+               ("WARMUP_TIMELINE_CALLS", "`set_timeline_calls()`", "`timeline_calls()`"),
+               ("WARMUP_DEVICE_SAMPLING", "(`adaptive`)", "(`every_call`)"), ("WARMUP_ATTRIBUTION", "(off)", "(on)"),
+               ("WARMUP_CLOCK", "none: read once", "`set_clock()`"), ("WARMUP_NVTX_NEXT", "NVTX tool", "program")]
+    for name, old, new in planted:
+        assert old in lines[name], (name, old)
+        if not setting_documented(rows[name], lines[name].replace(old, new)):
+            raise AssertionError(f"environment passed a planted fault: {name}'s line with {old!r} as {new!r}")
+    return f"setting_documented fails on each of {len(planted)} planted faults"
 
 
 def slug(heading):

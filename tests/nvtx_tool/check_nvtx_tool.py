@@ -173,11 +173,12 @@ def test_every_entry_point_with_its_own_argument():
 def test_device_time_asked_where_it_cannot_be_had():
     # WARMUP_NVTX_DEVICE=on needs CUPTI and a GPU (tests/nvtx_tool/check_nvtx_device.py has the
     # GPU's side): without them the ranges are measured all the same, host-timed, and the report
-    # says why. A value that is neither on nor off is said, never taken for either.
+    # says why. A value that is neither on nor off is said (the library's words), never taken for either.
     # On a GPU machine CUPTI starts: the C program launches no GPU work, so no range gets a
     # device time and the notice counts none.
     for value, said in (("on", "WARMUP_NVTX_DEVICE=on, but the NVTX ranges are host-timed: CUPTI did not start"),
-                        ("sometimes", "WARMUP_NVTX_DEVICE='sometimes' is neither on nor off")):
+                        ("sometimes", "WARMUP_NVTX_DEVICE='sometimes' is not one of 1, on, true, yes, 0, off, false, no (in any "
+                                      "case); the ranges' device time stays off")):
         r, _ = run(C_PROGRAM, "ranges", env={"WARMUP_NVTX_DEVICE": value})
         assert calls(r)["c.outer"] == 3, calls(r)
         assert all(s["device"] is None for s in r["sites"]), r["sites"]
@@ -197,11 +198,11 @@ def test_device_setting_takes_every_on_off_spelling():
         n = notices(r)
         assert calls(r) == {"one.range": 1}, (value, calls(r))
         if value.lower() in ("1", "on", "true", "yes"):
-            assert any(said in n for said in on_said) and "neither" not in n, (value, n)
+            assert any(said in n for said in on_said) and "is not one of" not in n, (value, n)
         elif value.lower() in ("0", "off", "false", "no"):
-            assert off_said in n and "neither" not in n, (value, n)
+            assert off_said in n and "is not one of" not in n, (value, n)
         else:
-            assert f"WARMUP_NVTX_DEVICE='{value}' is neither on nor off" in n, (value, n)
+            assert f"WARMUP_NVTX_DEVICE='{value}' is not one of 1, on, true, yes" in n, (value, n)
 
 
 def test_ranges_after_the_report_are_counted():

@@ -159,6 +159,29 @@ def test_a_hostile_variable_is_refused_with_a_sentence(tmp_path):
     assert "warmup" in r.stderr and "env.site" in r.stderr  # said why, and the table went to stderr
 
 
+def test_settings_lists_every_variable_with_its_value_and_why_it_is_refused():
+    r = run_python("""
+        import json, warmup
+        print(json.dumps(warmup.settings()))
+        """, env={"WARMUP_IDLE_MS": "250", "WARMUP_TIMELINE_CALLS": "lots", "WARMUP_NVTX_DEVICE": "sometimes"})
+    assert r.returncode == 0, r.stderr
+    rows = {s["variable"]: s for s in json.loads(r.stdout)}
+    docs = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "environment.md"), encoding="utf-8").read()
+    documented = set(re.findall(r"^\| `(WARMUP_[A-Z_]+)`", docs.split("## Read by the repository's tools")[0], re.M))
+    assert set(rows) == documented  # the library's table and its page name the same variables
+    idle = rows["WARMUP_IDLE_MS"]
+    assert (idle["value"], idle["refused"], idle["default"], idle["function"], idle["read_by"]) == (
+        "250", None, "1000 milliseconds", "set_idle_threshold", "library")
+    assert idle["takes"] == "a whole number of milliseconds from 1 to 3600000"
+    assert rows["WARMUP_TIMELINE_CALLS"]["refused"] == (
+        "WARMUP_TIMELINE_CALLS='lots' is not a whole number of calls from 1 to 100000; each site's timeline stays 16 calls")
+    assert "WARMUP_TIMELINE_CALLS='lots'" in r.stderr  # the library said it too, once, as it started
+    device = rows["WARMUP_NVTX_DEVICE"]
+    assert device["read_by"] == "NVTX tool" and device["function"] is None
+    assert device["refused"].startswith("WARMUP_NVTX_DEVICE='sometimes' is not one of 1, on, true, yes")
+    assert rows["WARMUP_REPORT"]["default"] is None and rows["WARMUP_ENABLE"]["value"] is None
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
 def test_fork_child_starts_clean():
     with warmup.region("fork.parent"):

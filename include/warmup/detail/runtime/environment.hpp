@@ -25,16 +25,20 @@
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
 
-/// What the environment asks for; a field stays empty when its variable is unset or wrong.
+/// A variable's value as its row takes it (`read_setting`).
+struct setting_value {
+  std::int64_t value = -1;      ///< the value read; -1 where unset, refused, or a text setting
+  const char* text = nullptr;   ///< the variable's text, where it is set
+  std::string message;          ///< why the value was refused; empty where it was taken
+};
+
+/// What the environment asks of the library: one value per setting (-1: unset or refused), and
+/// one message per variable not understood.
 struct environment_settings {
-  int enable = -1;            ///< 0 or 1; -1: unset or not understood
-  int every_call = -1;        ///< 0: adaptive, 1: every_call
-  int attribution = -1;       ///< 0 or 1
-  std::int64_t idle_ms = -1;  ///< 1 .. 3,600,000
-  std::int64_t timeline_calls = -1;  ///< 1 .. 100,000
-  std::int64_t cpu_sampling_us = -1;  ///< 0 (off), or 100 .. 1,000,000
-  int clock_steady = -1;      ///< 1: steady_clock whatever the CPU has; 0: the cycle counter where trusted
-  std::vector<std::string> messages;  ///< one per variable that was not understood
+  std::int64_t values[sizeof setting_table / sizeof setting_table[0]];
+  std::vector<std::string> messages;
+  environment_settings() { for (std::int64_t& v : values) v = -1; }
+  std::int64_t operator[](setting s) const noexcept { return values[static_cast<std::size_t>(s)]; }
 };
 
 inline std::string quoted_value(std::string_view v) { return "'" + printable(v, 80) + "'"; }
@@ -60,58 +64,106 @@ inline int on_off_value(std::string_view v) noexcept {
   return -1;
 }
 
-/// Reads the variables through `get` (std::getenv by default; tests pass their own) and, given
-/// the names of every variable set, flags those starting with WARMUP_ that the library does
-/// not know (a typo would otherwise be silently ignored).
+/// The index of `v` among a choice's comma-separated words; -1 where it is none of them.
+inline std::int64_t choice_index(std::string_view words, std::string_view v) noexcept {
+  for (std::int64_t i = 0;; ++i) {
+    const std::size_t comma = words.find(',');
+    if (words.substr(0, comma) == v) return i;
+    if (comma == std::string_view::npos) return -1;
+    words.remove_prefix(comma + 1);
+  }
+}
+
+/// What a row's variable takes, in words: "a whole number of milliseconds from 1 to 3600000".
+inline std::string accepted_values(const setting_row& r) {
+  const std::string numbers = "a whole number of " + std::string(r.words) + " from " + std::to_string(r.lo) + " to " +
+                              std::to_string(r.hi);
+  switch (r.kind) {
+    case value_kind::on_off: return "one of 1, on, true, yes, 0, off, false, no (in any case)";
+    case value_kind::on_off_or_number: return "on or off (1, on, true, yes, 0, off, false, no, in any case), or " + numbers;
+    case value_kind::number: return numbers;
+    case value_kind::choice: {
+      std::string out(r.words);
+      const std::size_t last = out.rfind(',');
+      if (last != std::string::npos) out.replace(last, 1, " or ");
+      for (std::size_t c = out.find(','); c != std::string::npos; c = out.find(',', c)) out.replace(c, 1, ", ");
+      return out;
+    }
+    case value_kind::text: break;
+  }
+  return "any text";
+}
+
+/// A row's value in words, as its variable spells it: "off", "adaptive", "1000 milliseconds".
+inline std::string value_words(const setting_row& r, std::int64_t v) {
+  switch (r.kind) {
+    case value_kind::on_off: return v == 0 ? "off" : "on";
+    case value_kind::choice: {
+      std::string_view w = r.words;
+      for (std::int64_t i = 0; i < v && w.find(',') != std::string_view::npos; ++i) w.remove_prefix(w.find(',') + 1);
+      return std::string(w.substr(0, w.find(',')));
+    }
+    case value_kind::on_off_or_number:
+      if (v == 0) return "off";
+      [[fallthrough]];
+    case value_kind::number: return std::to_string(v) + " " + std::string(r.words);
+    case value_kind::text: break;
+  }
+  return "";
+}
+
+/// Reads row `r`'s variable through `get` (std::getenv by default; tests pass their own) and
+/// checks it against the row: a value refused gets a message naming the variable, what it takes
+/// and what stays.
+template <class Get>
+setting_value read_setting(const setting_row& r, Get&& get) {
+  setting_value out;
+  out.text = get(r.variable.data());  // a literal's view: NUL-terminated
+  if (out.text == nullptr || r.kind == value_kind::text) return out;
+  const std::string_view s{out.text};
+  std::int64_t v = -1;
+  bool ok = false;
+  switch (r.kind) {
+    case value_kind::on_off: ok = (v = on_off_value(s)) >= 0; break;
+    case value_kind::choice: ok = (v = choice_index(r.words, s)) >= 0; break;
+    case value_kind::number: ok = parse_bounded(s, r.lo, r.hi, v); break;
+    case value_kind::on_off_or_number:
+      if (const int on = on_off_value(s); on >= 0) v = on == 1 ? r.on : 0, ok = true;
+      else ok = parse_bounded(s, r.lo, r.hi, v);
+      break;
+    case value_kind::text: break;
+  }
+  if (ok) out.value = v;
+  else
+    out.message = std::string(r.variable) + "=" + quoted_value(s) + " is not " + accepted_values(r) + "; " +
+                  std::string(r.what) + " stays " + value_words(r, r.fallback);
+  return out;
+}
+
+/// Setting `S`'s variable as the process's environment has it.
+template <setting S>
+setting_value read_setting() {
+  return read_setting(row_of<S>(), [](const char* n) { return std::getenv(n); });
+}
+
+/// Reads the library's variables through `get` and, given the names of every variable set,
+/// flags those starting with WARMUP_ that no row names (a typo would otherwise be silently ignored).
 template <class Get>
 environment_settings read_environment(Get&& get, const std::vector<std::string_view>& set_names) {
   environment_settings e;
-  const auto bad = [&](std::string_view name, std::string_view value, const char* expected, const char* fallback) {
-    e.messages.push_back(std::string(name) + "=" + quoted_value(value) + " is not " + expected + "; " + fallback);
-  };
-  const auto on_off = [&](const char* name, int& out, const char* fallback) {
-    if (const char* v = get(name)) {
-      const std::string_view s{v};
-      if (const int on = on_off_value(s); on >= 0) out = on;
-      else bad(name, s, "one of 1, on, true, yes, 0, off, false, no (in any case)", fallback);
-    }
-  };
-  on_off("WARMUP_ENABLE", e.enable, "measuring stays on");
-  on_off("WARMUP_ATTRIBUTION", e.attribution, "attribution stays off");
-  if (const char* v = get("WARMUP_DEVICE_SAMPLING")) {
-    const std::string_view s{v};
-    if (s == "adaptive") e.every_call = 0;
-    else if (s == "every_call") e.every_call = 1;
-    else bad("WARMUP_DEVICE_SAMPLING", s, "adaptive or every_call", "adaptive sampling stays");
-  }
-  if (const char* v = get("WARMUP_IDLE_MS")) {
-    if (!parse_bounded(v, idle_min.count(), idle_max.count(), e.idle_ms))
-      bad("WARMUP_IDLE_MS", v, "a whole number of milliseconds from 1 to 3600000", "the idle threshold stays 1000 ms");
-  }
-  if (const char* v = get("WARMUP_TIMELINE_CALLS")) {
-    if (!parse_bounded(v, timeline_calls_min, timeline_calls_max, e.timeline_calls))
-      bad("WARMUP_TIMELINE_CALLS", v, "a whole number from 1 to 100000", "the timeline keeps each site's first 16 calls");
-  }
-  if (const char* v = get("WARMUP_CPU_SAMPLING")) {
-    const std::string_view s{v};
-    if (const int on = on_off_value(s); on >= 0) e.cpu_sampling_us = on == 1 ? cpu_sampling_on.count() : 0;
-    else if (!parse_bounded(s, cpu_sampling_min.count(), cpu_sampling_max.count(), e.cpu_sampling_us))
-      bad("WARMUP_CPU_SAMPLING", s, "on or off (as WARMUP_ENABLE takes them), or a whole number of microseconds from 100 to 1000000",
-          "CPU sampling stays off");
-  }
-  if (const char* v = get("WARMUP_CLOCK")) {
-    const std::string_view s{v};
-    if (s == "steady") e.clock_steady = 1;
-    else if (s == "auto") e.clock_steady = 0;
-    else bad("WARMUP_CLOCK", s, "steady or auto", "the cycle counter stays where the CPU can be trusted");
+  for (const setting_row& r : setting_table) {
+    if (r.reader != read_by::library) continue;
+    setting_value v = read_setting(r, get);
+    e.values[static_cast<std::size_t>(r.id)] = v.value;
+    if (!v.message.empty()) e.messages.push_back(std::move(v.message));
   }
   for (std::string_view name : set_names) {
     if (name.substr(0, 7) != "WARMUP_") continue;
     bool known = false;
     std::string names;
-    for (const setting_variable& k : variables) {
-      known = known || k.name == name;
-      names += (names.empty() ? "" : ", ") + std::string(k.name);
+    for (const setting_row& r : setting_table) {
+      known = known || r.variable == name;
+      names += (names.empty() ? "" : ", ") + std::string(r.variable);
     }
     if (known) continue;
     std::string m = "unknown variable " + printable(name, 80) + " ignored";
@@ -156,13 +208,9 @@ inline std::string jit_cache_settings() {
 inline void apply_environment() noexcept {
   WARMUP_TRY {
     const environment_settings e = read_environment([](const char* n) { return std::getenv(n); }, environment_names());
-    if (e.enable == 0) disable();
-    if (e.every_call >= 0) set_device_sampling(e.every_call == 0 ? device_sampling::adaptive : device_sampling::every_call);
-    if (e.idle_ms > 0) set_idle_threshold(std::chrono::milliseconds(e.idle_ms));
-    if (e.timeline_calls > 0) set_timeline_calls(static_cast<std::uint32_t>(e.timeline_calls));
-    if (e.attribution == 1) (void)set_attribution(true);
-    if (e.cpu_sampling_us > 0) set_cpu_sampling(std::chrono::microseconds(e.cpu_sampling_us));
-    once().time.start(e.clock_steady == 1 ? "WARMUP_CLOCK=steady" : nullptr);
+    for (const setting_row& r : setting_table)
+      if (r.apply != nullptr && e[r.id] >= 0) r.apply(e[r.id]);
+    once().time.start(e[setting::clock] == 1 ? "WARMUP_CLOCK=steady" : nullptr);
     for (const std::string& m : e.messages) std::fprintf(stderr, "warmup: %s\n", m.c_str());
   } WARMUP_CATCH_ALL {
     std::fputs("warmup: the WARMUP_* variables could not be read (out of memory); defaults kept\n", stderr);

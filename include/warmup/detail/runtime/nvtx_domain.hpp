@@ -61,12 +61,8 @@ struct nvtx_state {
 /// symbol `warmup_nvtx_tool`; the library NVTX loaded is asked for it, never loaded here.
 inline void say_if_nvtx_tool_not_chosen() noexcept {
   bool set = false;
-  for (const setting_variable& v : variables) {  // the tool's variables: WARMUP_NVTX_*
-    char name[64] = {};
-    if (v.name.substr(0, 12) != "WARMUP_NVTX_" || v.name.size() >= sizeof name) continue;
-    v.name.copy(name, v.name.size());
-    set = set || std::getenv(name) != nullptr;
-  }
+  for (const setting_row& r : setting_table)  // a literal's view: NUL-terminated
+    set = set || (r.reader == read_by::nvtx_tool && std::getenv(r.variable.data()) != nullptr);
   if (!set) return;
   const char* path = std::getenv("NVTX_INJECTION64_PATH");
   if (path != nullptr && *path != '\0') {

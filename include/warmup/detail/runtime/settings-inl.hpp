@@ -40,11 +40,12 @@ WARMUP_DETAIL_RUNTIME void set_sampling(bool adaptive) noexcept {
 #endif
 }
 
-/// Says once that a setting was given a value outside its range.
+/// Says once that a setting was given a value outside its row's range.
 #if WARMUP_ENABLED
-[[gnu::cold]] inline void out_of_range(std::string_view call, std::string_view range) noexcept {
+[[gnu::cold]] inline void out_of_range(std::string_view call, const setting_row& r) noexcept {
   WARMUP_TRY {
-    notice_board().raise(notice_kind::bad_setting, std::string(call) + " is outside " + std::string(range) +
+    notice_board().raise(notice_kind::bad_setting, std::string(call) + " is outside " + std::to_string(r.lo) + " to " +
+                                                       std::to_string(r.hi) + " " + std::string(r.words) +
                                                        "; the nearest of those is used");
   } WARMUP_CATCH_ALL {
   }
@@ -55,9 +56,9 @@ WARMUP_DETAIL_RUNTIME void set_sampling(bool adaptive) noexcept {
 WARMUP_DETAIL_RUNTIME void set_idle_threshold(std::chrono::nanoseconds idle) noexcept {
 #if WARMUP_ENABLED
   // 0 would make every call "after idling".
-  constexpr std::chrono::nanoseconds lo = detail::idle_min, hi = detail::idle_max;
-  if (idle < lo || idle > hi)
-    detail::out_of_range("set_idle_threshold(" + std::to_string(idle.count()) + " ns)", "1 ms to 1 h");
+  constexpr const detail::setting_row& r = detail::row_of<detail::setting::idle_ms>();
+  constexpr std::chrono::nanoseconds lo = std::chrono::milliseconds(r.lo), hi = std::chrono::milliseconds(r.hi);
+  if (idle < lo || idle > hi) detail::out_of_range("set_idle_threshold(" + std::to_string(idle.count()) + " ns)", r);
   detail::recurrence().idle_ns.store(static_cast<std::uint64_t>(std::clamp(idle, lo, hi).count()), std::memory_order_relaxed);
 #else
   (void)idle;
@@ -76,9 +77,9 @@ WARMUP_DETAIL_RUNTIME std::chrono::nanoseconds idle_threshold() noexcept {
 WARMUP_DETAIL_RUNTIME void set_timeline_calls(std::uint32_t calls) noexcept {
 #if WARMUP_ENABLED
   // A -1 passed here would otherwise ask each site for 172 GB.
-  constexpr std::uint32_t lo = detail::timeline_calls_min, hi = detail::timeline_calls_max;
-  if (calls < lo || calls > hi)
-    detail::out_of_range("set_timeline_calls(" + std::to_string(calls) + ")", "1 to 100000");
+  constexpr const detail::setting_row& r = detail::row_of<detail::setting::timeline_calls>();
+  constexpr auto lo = static_cast<std::uint32_t>(r.lo), hi = static_cast<std::uint32_t>(r.hi);
+  if (calls < lo || calls > hi) detail::out_of_range("set_timeline_calls(" + std::to_string(calls) + ")", r);
   detail::timeline_config().first_calls.store(std::clamp(calls, lo, hi), std::memory_order_relaxed);
 #else
   (void)calls;
@@ -105,10 +106,11 @@ WARMUP_DETAIL_RUNTIME bool set_attribution(bool on) noexcept {
 WARMUP_DETAIL_RUNTIME void set_cpu_sampling(std::chrono::microseconds every) noexcept {
 #if WARMUP_ENABLED
   using std::chrono::microseconds;
-  if (every.count() != 0 && (every < detail::cpu_sampling_min || every > detail::cpu_sampling_max))
-    detail::out_of_range("set_cpu_sampling(" + std::to_string(every.count()) + " us)", "100 us to 1 s");
-  const microseconds used =
-      every.count() == 0 ? microseconds{0} : std::clamp(every, detail::cpu_sampling_min, detail::cpu_sampling_max);
+  constexpr const detail::setting_row& r = detail::row_of<detail::setting::cpu_sampling>();
+  constexpr microseconds lo{r.lo}, hi{r.hi};
+  if (every.count() != 0 && (every < lo || every > hi))
+    detail::out_of_range("set_cpu_sampling(" + std::to_string(every.count()) + " us)", r);
+  const microseconds used = every.count() == 0 ? microseconds{0} : std::clamp(every, lo, hi);
   detail::cause_store& store = detail::cause_records();
   store.sampler.interval_ns.store(static_cast<std::uint64_t>(used.count()) * 1000u, std::memory_order_relaxed);
   if (!detail::cpu_sampling_supported) {
