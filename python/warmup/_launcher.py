@@ -34,9 +34,9 @@ FOLDERS = {"--prefix": "", "--cmake-dir": os.path.join("lib", "cmake", "warmup")
 
 
 def tool_path():
-    """The package's copy of libwarmup_nvtx.so, or None: beside the package (a build folder's
-    package, tools/install-python's), or in its lib/ (a wheel's)."""
-    for path in (os.path.join(HERE, "libwarmup_nvtx.so"), os.path.join(HERE, "lib", "libwarmup_nvtx.so")):
+    """The package's copy of libwarmup_nvtx.so, or None: in its lib/ (a wheel's, first: an install
+    made before the wheel left one beside the package), or beside the package (a build folder's)."""
+    for path in (os.path.join(HERE, "lib", "libwarmup_nvtx.so"), os.path.join(HERE, "libwarmup_nvtx.so")):
         if os.path.exists(path):
             return path
     return None
