@@ -152,6 +152,10 @@ def test_pip_install_in_a_fresh_venv(clone, tmp_path):
         r = run([python, "-m", "warmup", "run", "-o", str(tmp_path / "run.json"), "--", PROGRAM], env=env, cwd=tmp_path)
         assert (tmp_path / "run.json").exists(), r.stderr
         assert '"name"' in (tmp_path / "run.json").read_text()
+        # The packaged warmup-report runs it too, with the tool beside it (its bin/../lib first).
+        run([str(tmp_path / "venv" / "bin" / "warmup-report"), "run", "-o", str(tmp_path / "run2.json"), "--", PROGRAM],
+            env=env, cwd=tmp_path)
+        assert '"name"' in (tmp_path / "run2.json").read_text()
     # The folders a C++ project reads, printed without loading the native module.
     cmake_dir = run([python, "-m", "warmup", "--cmake-dir"], env=env, cwd=tmp_path).stdout.strip()
     include_dir = run([python, "-m", "warmup", "--include-dir"], env=env, cwd=tmp_path).stdout.strip()
