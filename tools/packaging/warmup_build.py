@@ -78,7 +78,7 @@ def metadata():
     except OSError:
         pass
     return (f"Metadata-Version: 2.1\nName: {NAME}\nVersion: {version()}\nSummary: {SUMMARY}\n"
-            "License: see the repository\nRequires-Python: >=3.8\nClassifier: Operating System :: POSIX :: Linux\n"
+            "Requires-Python: >=3.8\nClassifier: Operating System :: POSIX :: Linux\n"
             "Classifier: Programming Language :: C++\nClassifier: Programming Language :: Python :: 3\n"
             f"Description-Content-Type: text/markdown\n\n{readme}")
 
