@@ -132,15 +132,20 @@ def _cached(build, key):
 def _configure(build):
     if _cached(build, "CMAKE_HOME_DIRECTORY"):
         _say(f"using the configured build folder {build} as it is (its build type and options)")
-        return
+    else:
+        _configure_new(build)
+    if not _cached(build, "WARMUP_PYTHON_INSTALL_DIR"):
+        raise RuntimeError(f"warmup build backend: {build} builds no Python module: it needs the Python's headers "
+                           "(python3-dev) and pybind11 (python3-pybind11, or pip install pybind11), and "
+                           "WARMUP_BUILD_PYTHON=ON; its CMakeCache.txt names the Python it looked at")
+
+
+def _configure_new(build):
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
     _run(["cmake", "-S", ROOT, "-B", build, *generator, "-DCMAKE_BUILD_TYPE=Release",
           f"-DPython3_EXECUTABLE={sys.executable}", "-DWARMUP_BUILD_PYTHON=ON", "-DWARMUP_BUILD_TOOLS=ON",
           "-DWARMUP_BUILD_NVTX_TOOL=ON", "-DWARMUP_BUILD_TESTS=OFF", "-DWARMUP_BUILD_EXAMPLES=OFF",
           "-DWARMUP_BUILD_BENCHMARKS=OFF"])
-    if not _cached(build, "WARMUP_PYTHON_INSTALL_DIR"):
-        raise RuntimeError(f"warmup build backend: the module cannot be built for {sys.executable}: it needs that "
-                           "Python's headers (python3-dev) and pybind11 (python3-pybind11, or pip install pybind11)")
 
 
 def _stage(build, stage):
