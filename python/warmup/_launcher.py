@@ -25,13 +25,44 @@ import signal
 import sys
 import tempfile
 
-USAGE = "usage: python -m warmup run [-o REPORT] -- PROGRAM [ARGS...]"
+USAGE = ("usage: python -m warmup run [-o REPORT] -- PROGRAM [ARGS...]\n"
+         "       python -m warmup --cmake-dir | --include-dir | --prefix")
+HERE = os.path.dirname(os.path.abspath(__file__))
+# What a wheel carries beside the Python (tools/packaging/warmup_build.py): the C++ install with
+# the package folder as its prefix.
+FOLDERS = {"--prefix": "", "--cmake-dir": os.path.join("lib", "cmake", "warmup"), "--include-dir": "include"}
 
 
 def tool_path():
-    """The package's copy of libwarmup_nvtx.so, or None."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libwarmup_nvtx.so")
-    return path if os.path.exists(path) else None
+    """The package's copy of libwarmup_nvtx.so, or None: in its lib/ (a wheel's, first: an install
+    made before the wheel left one beside the package), or beside the package (a build folder's)."""
+    for path in (os.path.join(HERE, "lib", "libwarmup_nvtx.so"), os.path.join(HERE, "libwarmup_nvtx.so")):
+        if os.path.exists(path):
+            return path
+    return None
+
+
+def folder(option):
+    """Prints the installed package's folder that `option` names (--cmake-dir: warmupConfig.cmake's,
+    for -Dwarmup_DIR=; --prefix: for CMAKE_PREFIX_PATH; --include-dir: the headers'), as pybind11's
+    --cmakedir does; 1 where this package has no C++ install (a build folder's copy)."""
+    path = os.path.join(HERE, FOLDERS[option]) if FOLDERS[option] else HERE
+    if not os.path.exists(os.path.join(HERE, FOLDERS["--cmake-dir"], "warmupConfig.cmake")):
+        print(f"warmup: {option}: this copy of the package ({HERE}) carries no C++ headers or CMake package; "
+              "they come with the wheel (pip install --no-build-isolation .)", file=sys.stderr)
+        return 1
+    print(path)
+    return 0
+
+
+def report_tool():
+    """The console script `warmup-report`: runs the wheel's program (warmup/bin/warmup-report)."""
+    program = os.path.join(HERE, "bin", "warmup-report")
+    try:
+        os.execv(program, [program, *sys.argv[1:]])
+    except OSError as e:
+        print(f"warmup-report: cannot run {program}: {e.strerror}", file=sys.stderr)
+        return 127
 
 
 def launching():
@@ -96,7 +127,7 @@ def run(args):
     tool = tool_path()
     if tool is None:
         print("warmup: this install has no NVTX tool (libwarmup_nvtx.so beside the package); "
-              "build it with -DWARMUP_BUILD_NVTX_TOOL=ON (tools/install-python does)", file=sys.stderr)
+              "build it with -DWARMUP_BUILD_NVTX_TOOL=ON (pip install . does)", file=sys.stderr)
         return 2
     env = dict(os.environ)
     other = env.get("NVTX_INJECTION64_PATH")
@@ -227,6 +258,8 @@ def say_what_the_tool_recorded(folder, program, child, status):
 
 
 def main(argv):
+    if len(argv) == 1 and argv[0] in FOLDERS:
+        return folder(argv[0])
     if len(argv) < 1 or argv[0] != "run":
         print(USAGE, file=sys.stderr)
         return 2

@@ -132,9 +132,13 @@ def main(src, scratch, generator):
     b2 = os.path.join(scratch, "asked")
     # What is checked here is Catch2's absence: the CUDA language, Python and MPI are not looked
     # for (the first configure above looked for all of them, as a new user's does).
-    cmake(src, generator, b2, NO_CATCH2, "-DWARMUP_BUILD_TESTS=ON", "-DCMAKE_BUILD_TYPE=Debug",
+    out2 = cmake(src, generator, b2, NO_CATCH2, "-DWARMUP_BUILD_TESTS=ON", "-DCMAKE_BUILD_TYPE=Debug",
           "-DCMAKE_CUDA_COMPILER=", "-DWARMUP_BUILD_PYTHON=OFF", "-DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON")
     assert cache(b2, "CMAKE_BUILD_TYPE") == "Debug"
+    # No MPI: one calm line, no FindMPI "Could NOT find" that reads like an error.
+    mpi = [line for line in out2.splitlines() if "MPI" in line]
+    assert mpi == ["-- warmup: MPI parts are off (no MPI for C++ here): warmup::mpi is made where MPI is installed, "
+                   "and the MPI tests are reported as skipped"], mpi
     warmup_check.run_ok(["cmake", "--build", b2, "--target", *BUILT.values()])
     names = "|".join(re.escape(t) for t in (*CATCH2_TESTS, *BUILT, *NO_BUILD))
     r = warmup_check.run(["ctest", "--test-dir", b2, "-R", f"^({names})$"])
