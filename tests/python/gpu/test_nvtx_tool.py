@@ -62,7 +62,10 @@ else:
 
 
 def tool_path():
-    """The tool of the build tree the module comes from (build/X/python/warmup -> build/X/nvtx_tool)."""
+    """The installed package's tool (a wheel's), else the tool of the build tree the module comes
+    from (build/X/python/warmup -> build/X/nvtx_tool)."""
+    if warmup.nvtx_tool_path() is not None:
+        return warmup.nvtx_tool_path()
     build = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(warmup.__file__))))
     path = os.path.join(build, "nvtx_tool", "libwarmup_nvtx.so")
     assert os.path.exists(path), f"no NVTX tool beside the module ({path}): build warmup_nvtx"
