@@ -31,7 +31,9 @@ def wheel_package(tmp_path):
 
 
 def python(pkg, *args):
-    env = dict(os.environ, PYTHONPATH=str(pkg.parent))
+    # The copy first; the folders after it stay, for what they hold beside the package (the
+    # mutation build's switches, _warmup_mutation.py).
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(pkg.parent), os.environ.get("PYTHONPATH")) if p))
     return subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True, timeout=60,
                           cwd=str(pkg.parent.parent))
 
