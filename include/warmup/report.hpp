@@ -98,6 +98,17 @@ struct cause_span {
   std::chrono::nanoseconds time{};  ///< its length
 };
 
+/// @brief A remedy that applies to a cold call (warmup/remedy.hpp), and what it could save on
+/// it: the part of the call's excess its causes took.
+/// \code
+///   for (const warmup::remedy_saving& r : why.remedies)
+///     std::cout << r.remedy << " could save " << r.could_save.count() << " ns\n";
+/// \endcode
+struct remedy_saving {
+  std::string remedy;  ///< its name: "prewarm_kernels", "module_loading_eager", ...
+  std::chrono::nanoseconds could_save{};  ///< at most the call's excess
+};
+
 /// @brief Why a cold call was slow: its excess over the steady p50, split among named causes
 /// (from CUPTI, with `WARMUP_ATTRIBUTION=1`), and the remainder no record explains.
 ///
@@ -132,6 +143,8 @@ struct attribution {
   /// and only where the call was off the CPU, so that a thread working beside a busy call is not
   /// blamed for it.
   std::vector<cause_time> other_threads;
+  /// The remedies its causes support, largest saving first (`remedies_for`, warmup/remedy.hpp).
+  std::vector<remedy_saving> remedies;
 };
 
 /// @brief What a site's first call did on the host, measured around it by the library (always,

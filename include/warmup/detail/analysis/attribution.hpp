@@ -25,6 +25,7 @@
 #include "warmup/detail/analysis/code_samples.hpp"
 #include "warmup/detail/analysis/cpu_samples.hpp"
 #include "warmup/report.hpp"
+#include "warmup/remedy.hpp"
 
 WARMUP_BEGIN_NAMESPACE
 namespace detail {
@@ -476,6 +477,7 @@ attribution attribute(const std::vector<cold_window>& windows, const timing& t, 
   a.excess = std::chrono::nanoseconds{excess};
   a.named = std::chrono::nanoseconds{named};
   a.unattributed = a.excess - a.named;
+  a.remedies = remedies_for(a);
   return a;
 }
 

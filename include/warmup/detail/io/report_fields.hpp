@@ -51,13 +51,21 @@ struct record_fields<cause_span> {
 };
 
 template <>
+struct record_fields<remedy_saving> {
+  static constexpr auto get() {
+    using self = remedy_saving;
+    return std::make_tuple(WARMUP_DETAIL_FIELD(remedy), WARMUP_DETAIL_FIELD(could_save));
+  }
+};
+
+template <>
 struct record_fields<attribution> {
   static constexpr auto get() {
     using self = attribution;
     return std::make_tuple(WARMUP_DETAIL_FIELD(calls), WARMUP_DETAIL_FIELD(call), WARMUP_DETAIL_FIELD(excess),
                            WARMUP_DETAIL_FIELD(named), WARMUP_DETAIL_FIELD(unattributed), WARMUP_DETAIL_FIELD(causes),
                            WARMUP_DETAIL_FIELD(spans), WARMUP_DETAIL_FIELD(spans_left_out),
-                           WARMUP_DETAIL_FIELD(other_threads));
+                           WARMUP_DETAIL_FIELD(other_threads), WARMUP_DETAIL_FIELD(remedies));
   }
 };
 
