@@ -34,7 +34,8 @@
 /// - not included here, for programs that read reports rather than measure (a measuring
 ///   program does not compile them): read.hpp, reports back from JSON; merge.hpp (with
 ///   merge_formats.hpp), many ranks' reports as one; compare.hpp (with compare_formats.hpp),
-///   two runs' verdicts (the `warmup-report` tool is built on these); mpi.hpp gathers the ranks over MPI (target
+///   two runs' verdicts (the `warmup-report` tool is built on these); remedy.hpp, what to do
+///   about a slow first call (`remedies_for`; each report already lists them); mpi.hpp gathers the ranks over MPI (target
 ///   `warmup::mpi`);
 /// - config.hpp: version, namespaces, `WARMUP_DISABLE`, which removes every measurement while
 ///   keeping every type;

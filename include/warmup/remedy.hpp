@@ -73,7 +73,9 @@ struct remedy_row {
   remedy_kind kind;
   cause_set causes;       ///< the causes it removes or moves out of the call
   /// For causes named by object (host code, Python code, child processes): the names it applies
-  /// to, comma-separated, each matched anywhere in `cause_time::where`; empty: any.
+  /// to, comma-separated, each matched anywhere in `cause_time::where`; empty: any. Where it names
+  /// some, they are also its evidence: a call with none of them gets no such remedy, whatever its
+  /// other causes (module loads alone do not say they were cuBLAS's).
   std::string_view where;
   std::string_view what;   ///< the remedy, in a few words
   std::string_view moves;  ///< what it moves or removes, and what it costs instead
@@ -81,10 +83,10 @@ struct remedy_row {
   /// space-separated, then NAME=VALUE pairs that turn the caches on; `code`: empty.
   std::string_view setting;
   std::string_view snippet;  ///< `code`: the change, C++ or Python as it applies
-  /// What it did on our examples (every figure in it is in `source`'s row, checked by
-  /// tests/docs/check_readme.py remedies); empty: not measured there.
-  std::string_view measured;
-  std::string_view source;  ///< the page and the row (its first words) the figures are from
+  /// Where it was measured on our examples: a page and its row's first words (or a section). The
+  /// figures stay there; warmup-report quotes them from tools/warmup-report/remedy_figures.cpp,
+  /// which tests/docs/check_readme.py remedies holds to this row.
+  std::string_view source;
 };
 
 inline constexpr cause_set any_cold_work =
@@ -98,69 +100,69 @@ inline constexpr remedy_row remedy_table[] = {
      "load the kernels before their first launch",
      "each kernel's module load, lazy load and JIT move into the prewarm; only those kernels", "",
      "warmup::prewarm_kernels(&my_kernel, &other_kernel);",
-     "four first launches 34.9 us in all vs 180 us (LAZY)", "docs/folklore.md: Kernels are loaded lazily"},
+     "docs/folklore.md: Kernels are loaded lazily"},
     {remedy::module_loading_eager, "module_loading_eager", remedy_kind::environment,
      causes_of({cause::lazy_kernel_load, cause::module_load}), "", "load every module when the context is made",
      "first launches load nothing; the context's creation loads every module of the process, used or not",
-     "CUDA_MODULE_LOADING=EAGER", "", "four first launches 195 us in all (LAZY) vs 42 us (EAGER)",
+     "CUDA_MODULE_LOADING=EAGER", "",
      "docs/folklore.md: Kernels are loaded lazily"},
     {remedy::jit_cache_kept, "jit_cache_kept", remedy_kind::cache, causes_of({cause::jit_compile}), "",
      "keep the driver's JIT cache between runs",
      "PTX compiled once, loaded from the cache by later processes (a JIT cache load instead)",
      "CUDA_CACHE_PATH CUDA_CACHE_DISABLE=0 CUDA_CACHE_MAXSIZE=4294967296", "",
-     "27.3 ms into a fresh cache; 363 us from a warm cache", "docs/folklore.md: Kernels are compiled on the first run"},
+     "docs/folklore.md: Kernels are compiled on the first run"},
     {remedy::build_for_the_gpu, "build_for_the_gpu", remedy_kind::code,
      causes_of({cause::jit_compile, cause::jit_cache_load}), "", "build SASS for the GPU, not PTX alone",
      "nothing left to JIT-compile or to load from the JIT cache", "",
-     "set(CMAKE_CUDA_ARCHITECTURES native)  # or nvcc -arch=sm_90 for the GPU it runs on", "",
+     "set(CMAKE_CUDA_ARCHITECTURES native)  # or nvcc -arch=sm_90 for the GPU it runs on",
      "docs/folklore.md: Kernels are compiled on the first run"},
     {remedy::prewarm_pool, "prewarm_pool", remedy_kind::code, causes_of({cause::pool_growth}), "",
      "grow the stream's pool once and keep it", "the pool's growth moves into the prewarm; later allocations map nothing",
      "", "warmup::prewarm_pool(std::size_t{1} << 30, stream);",
-     "first 7.6 us vs steady 1.2 us, the pool grew in 0 of 20 calls", "docs/folklore.md: `cudaMallocAsync` is cheap"},
+     "docs/folklore.md: `cudaMallocAsync` is cheap"},
     {remedy::pinned_buffer, "pinned_buffer", remedy_kind::code, causes_of({cause::pinned_alloc}), "",
-     "pin host memory once, before the work", "pinning (about 0.5 ms a MiB) moves out of the call, once", "",
-     "warmup::pinned_buffer staging{64 << 20};", "64 MiB: 24.3 ms", "docs/folklore.md: Pinning memory is expensive"},
+     "pin host memory once, before the work", "pinning moves out of the call, once", "",
+     "warmup::pinned_buffer staging{64 << 20};", "docs/folklore.md: Pinning memory is expensive"},
     {remedy::allocator_kept, "allocator_kept", remedy_kind::code, causes_of({cause::device_alloc}), "",
      "allocate the high-water size once and reuse it",
      "the driver's allocations move out of the call; PyTorch: free into its cache, no empty_cache()", "",
      "torch.empty(high_water_bytes, dtype=torch.uint8, device=\"cuda\")  # then del it: the cache keeps it",
-     "the same tensor freed into the cache first: 89.4 us, +0 MiB", "docs/folklore.md: Seed 002's Example 3"},
+     "docs/folklore.md: Seed 002's Example 3"},
     {remedy::cublas_prewarm, "cublas_prewarm", remedy_kind::code, causes_of({cause::module_load, cause::host_code}),
      "libcublas", "call each GEMM variant once ahead", "cuBLAS loads each variant's kernels in the prewarm", "",
      "warmup::cublas::prewarm(blas.get(), {warmup::cublas::gemm::fp32(m, n, k)});",
-     "first calls 80 / 48 / 31 / 20 us vs 88 / 54 / 100 / 76 ms cold (host)", "docs/folklore.md: cuBLAS warms up"},
+     "docs/folklore.md: cuBLAS warms up"},
     {remedy::compile_caches_kept, "compile_caches_kept", remedy_kind::cache,
      causes_of({cause::python_code, cause::host_code, cause::child_process}),
      "torch._inductor,torch._dynamo,triton,compile_worker,cc1,ptxas",
      "keep Inductor's and Triton's caches between runs",
      "a later process loads the compiled graphs and kernels; the imports, the tracing and Triton's cache key stay",
      "TORCHINDUCTOR_CACHE_DIR TRITON_CACHE_DIR TORCHINDUCTOR_FX_GRAPH_CACHE=1 TORCHINDUCTOR_AUTOGRAD_CACHE=1", "",
-     "first call 1.33 s vs 221 us", "docs/folklore.md: ...warm caches make the next process fast"},
+     "docs/folklore.md: ...warm caches make the next process fast"},
     {remedy::compile_artifacts, "compile_artifacts", remedy_kind::code,
      causes_of({cause::python_code, cause::host_code, cause::child_process}),
      "torch._inductor,torch._dynamo,triton,compile_worker,cc1,ptxas", "save torch.compile's caches and load them first",
      "the compile's artefacts travel with the program (a container, another machine)", "",
      "torch.compiler.load_cache_artifacts(open(\"compiled.bin\", \"rb\").read())  # saved by save_cache_artifacts()",
-     "", "docs/folklore.md: ...warm caches make the next process fast"},
+     "docs/folklore.md: ...warm caches make the next process fast"},
     {remedy::nccl_connect_at_init, "nccl_connect_at_init", remedy_kind::environment, causes_of({cause::host_code}),
      "libnccl", "connect NCCL's peers at init", "the first collective connects nothing; init takes longer",
-     "NCCL_RUNTIME_CONNECT=0", "", "first all-reduce 5.1 ms, init +107 ms",
+     "NCCL_RUNTIME_CONNECT=0", "",
      "docs/folklore.md: Distributed jobs pay for NCCL at init"},
     {remedy::prewarm_on_a_thread, "prewarm_on_a_thread", remedy_kind::code,
      causes_of({cause::context_init, cause::module_load, cause::library_load, cause::waiting}), "",
      "prewarm on a thread while the program reads its input",
      "the context, the libraries and their kernels get ready behind the program's own reads", "",
      "std::thread t([] { warmup::prewarm_context(0); }); load_weights(); t.join();",
-     "982 ms", "BENCHMARKS.md: Time to the first result"},
+     "BENCHMARKS.md: Time to the first result"},
     {remedy::until_steady, "until_steady", remedy_kind::code, any_cold_work, "",
      "call it until it is steady before the real work", "every first-call cost moves into the prewarm, which says when it is warm",
      "", "warmup::warmup_until_steady(\"forward (prewarm)\", [&] { forward(stream); }, stream);",
-     "first real forward 1.15 ms, excess 0.03 ms", "docs/folklore.md: The first inference of a real model is slow"},
+     "docs/folklore.md: The first inference of a real model is slow"},
 };
 
-/// The causes no remedy applies to, and why (tests/host/test_remedy.cpp: every cause is in a row
-/// or here, never both).
+/// The causes no remedy applies to, and why (every cause is in a row or here, never both:
+/// `every_cause_answered`).
 struct no_remedy_row {
   cause what;
   std::string_view why;
@@ -168,6 +170,19 @@ struct no_remedy_row {
 inline constexpr no_remedy_row no_remedy_known[] = {
     {cause::sync_wait, "the GPU's own work, which the call waits for: its device time says whether that work was cold"},
 };
+
+/// Whether every cause is in a remedy's row or in `no_remedy_known`, and none in both: a cause
+/// added without either does not compile.
+constexpr bool every_cause_answered() noexcept {
+  for (std::size_t c = 0; c < cause_count; ++c) {
+    bool remedied = false, none = false;
+    for (const remedy_row& r : remedy_table) remedied = remedied || has_cause(r.causes, static_cast<cause>(c));
+    for (const no_remedy_row& n : no_remedy_known) none = none || n.what == static_cast<cause>(c);
+    if (remedied == none) return false;
+  }
+  return true;
+}
+static_assert(every_cause_answered(), "warmup: each cause needs a remedy in remedy_table or its line in no_remedy_known");
 
 constexpr std::size_t remedy_count_of() noexcept { return sizeof remedy_table / sizeof remedy_table[0]; }
 
@@ -214,7 +229,8 @@ constexpr std::optional<remedy> remedy_named(std::string_view name) noexcept {
 /// @brief The remedies whose causes took part of a cold call's time, each with what it could save
 /// on that call: the time of its causes in the call (for the time the call waited, the other
 /// threads' and processes' work it applies to, up to that wait), at most the call's excess.
-/// Largest first; a remedy none of whose causes the call shows is never listed.
+/// Largest first; a remedy none of whose causes the call shows, or that names objects (cuBLAS,
+/// NCCL, Inductor) none of the call's causes is in, is never listed.
 /// \code
 ///   if (const auto& why = s.host.first_call_causes)
 ///     for (const warmup::remedy_saving& r : warmup::remedies_for(*why)) std::cout << r.remedy << '\n';
@@ -227,10 +243,12 @@ inline std::vector<remedy_saving> remedies_for(const attribution& a) {
     if (c.what == cause::waiting) waited += c.time;
   for (const detail::remedy_row& r : detail::remedy_table) {
     std::chrono::nanoseconds own{}, others{};
+    bool evidence = r.where.empty();
     for (const cause_time& c : a.causes)
-      if (detail::applies(r, c)) own += c.time;
+      if (detail::applies(r, c)) own += c.time, evidence = evidence || detail::by_object(c.what);
     for (const cause_time& c : a.other_threads)
-      if (detail::applies(r, c)) others += c.time;
+      if (detail::applies(r, c)) others += c.time, evidence = evidence || detail::by_object(c.what);
+    if (!evidence) continue;
     // The other threads' work counts only as the wait it made: a remedy that names the waiting
     // itself has counted it already.
     if (!detail::has_cause(r.causes, cause::waiting)) own += std::min(others, waited);

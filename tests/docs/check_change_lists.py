@@ -59,6 +59,8 @@ CHANGES = [
         ('    {cause::waiting, "waiting",',
          '    {cause::planted_cause, "planted_cause", "planted words", "#123456", cause_evidence::records},\n'
          '    {cause::waiting, "waiting",'),
+        ("    {cause::sync_wait, \"the GPU's own work,",
+         '    {cause::planted_cause, "a planted cause"},\n    {cause::sync_wait, "the GPU\'s own work,'),
     ]),
     ("A setting", [
         ("nvtx_device, nvtx_status,", "nvtx_device, nvtx_status, planted,"),

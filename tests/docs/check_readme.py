@@ -7,7 +7,7 @@ leads to a file and a heading that exist; every C++ and CMake block compiles or 
 a built file; a measured figure lives in BENCHMARKS.md (or docs/folklore.md) and is cited there.
 
 usage: check_readme.py snippets|ncu|headers|environment|links|version|front_door|troubleshooting
-                       |code_blocks|code_blocks_catches|figures|figures_catches
+                       |code_blocks|code_blocks_catches|figures|figures_catches|remedies|remedies_catches
                                                  (reads the files beside tests/)
        check_readme.py ncu_run PROGRAM [LIMIT_S]  (GPU machine: runs docs/nvtx.md's ncu line on
                                                   PROGRAM, the demo; fails past LIMIT_S, 60)
@@ -608,6 +608,64 @@ def figures_catches():
     return f"figures caught all {len(planted)} planted figures"
 
 
+REMEDIES = "docs/remedies.md"  # the table of remedies in words
+
+
+def remedy_sources():
+    """remedy.hpp's rows as (name, source); remedy_figures.cpp's quotes as name -> figures."""
+    table = read("include/warmup/remedy.hpp")
+    rows = re.split(r"\{remedy::", table.split("remedy_table[] = {", 1)[1].split("\n};", 1)[0])[1:]
+    sources = [(r.split(",", 1)[0], re.findall(r'"((?:docs/folklore\.md|BENCHMARKS\.md): [^"]*)"', r)[-1]) for r in rows]
+    quoted = dict(re.findall(r'case remedy::(\w+): return "([^"]*)";', read("tools/warmup-report/remedy_figures.cpp")))
+    return sources, quoted
+
+
+def remedy_row_text(source):
+    """The text a remedy's source names: docs/folklore.md's table row whose claim begins with the
+    words after the colon, or BENCHMARKS.md's section of that heading."""
+    page, words = source.split(": ", 1)
+    if page == "BENCHMARKS.md":
+        return section("BENCHMARKS.md", "### " + words)
+    rows = [l for l in read(page).split("\n") if l.startswith("| ") and words in l.split("|")[1]]
+    assert len(rows) == 1, f"{source}: {len(rows)} rows of {page} have that claim (one expected)"
+    return rows[0]
+
+
+def remedies(quoted=None):
+    """What warmup-report says a remedy did on our examples is a figure of the row the remedy
+    names as its source, every number of it; every remedy has its quote (empty: not measured)
+    and its row in docs/remedies.md's table."""
+    sources, found = remedy_sources()
+    quoted = found if quoted is None else quoted
+    documented = section(REMEDIES, "## The remedies")
+    bad = []
+    for name, source in sources:
+        if name not in quoted:
+            bad.append(f"{name}: no quote in tools/warmup-report/remedy_figures.cpp")
+            continue
+        row = remedy_row_text(source)
+        for figure in re.findall(r"\d+(?:\.\d+)?", quoted[name]):
+            if not re.search(rf"(?<![\d.]){re.escape(figure)}(?![\d]|\.\d)", row):
+                bad.append(f"{name}: {figure} (in {quoted[name]!r}) is not a figure of {source}")
+        if f"| `{name}` |" not in documented:
+            bad.append(f"{name}: no row of {REMEDIES}'s table")
+    assert sources, "no remedy found in remedy.hpp: the search is broken"
+    assert not bad, "the remedies' figures or rows are out of step:\n" + "\n".join(bad)
+    return f"{len(sources)} remedies, each quoting figures of its source row and in {REMEDIES}"
+
+
+def remedies_catches():
+    """remedies fails on a quoted figure its row does not hold (a stale copy)."""
+    _, quoted = remedy_sources()
+    stale = dict(quoted, prewarm_pool=quoted["prewarm_pool"].replace("7.6", "7.9"))
+    try:
+        remedies(stale)
+    except AssertionError as e:
+        assert "7.9" in str(e), e
+        return "remedies caught a stale figure: " + str(e).splitlines()[-1]
+    raise AssertionError("remedies passed a stale figure")
+
+
 def key_paths(value, prefix=""):
     """Every key of a JSON value, as dotted paths, lists looked into."""
     if isinstance(value, dict):
@@ -655,7 +713,7 @@ def headers():
     # never included: the umbrella must compile with warmup::warmup alone. Nor are the headers
     # that read reports instead of measuring: every instrumented file would compile them.
     # runtime.hpp includes the umbrella: it compiles the runtime for files built light.
-    optional = {"cublas.hpp", "mpi.hpp", "read.hpp", "merge.hpp", "merge_formats.hpp", "compare.hpp", "compare_formats.hpp",
+    optional = {"cublas.hpp", "mpi.hpp", "read.hpp", "remedy.hpp", "merge.hpp", "merge_formats.hpp", "compare.hpp", "compare_formats.hpp",
                 "runtime.hpp"}
     missing = [n for n in names if f'#include "warmup/{n}"' not in umbrella and n not in optional]
     assert not missing, f"profile.hpp does not include {missing}"

@@ -172,6 +172,14 @@ TEST_CASE("the causes partition the call: they add up to what is named, within t
     CHECK(a.spans[i].time.count() == at_time[i].second);
   }
   CHECK(a.spans_left_out == 0);
+  // What to do about it comes with the causes: the remedies of module and kernel loads, by what
+  // each could save (all 600 ns of them for the kernels' prewarm, at most the excess); none
+  // that needs evidence the call lacks (cuBLAS's prewarm: module loads alone are anyone's).
+  REQUIRE(a.remedies.size() == 4);
+  CHECK(a.remedies[0].remedy == "prewarm_kernels");
+  CHECK(a.remedies[0].could_save.count() == 600);
+  CHECK(a.remedies[3].remedy == "prewarm_on_a_thread");  // module loads alone: 500 ns
+  CHECK(a.remedies[3].could_save.count() == 500);
 
   st.p50 = std::chrono::nanoseconds{700};  // named (600) now exceeds the excess (300)
   t.steady = st;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "warmup/profile.hpp"
+#include "warmup/remedy.hpp"
 #include "warmup/detail/io/svg_writer.hpp"  // the panel's size, the points' styles
 
 using namespace std::chrono_literals;
@@ -166,6 +167,25 @@ TEST_CASE("the SVG's cause words: a cause named where it ends exactly at the lin
   CHECK(fits.find(">" + whole + "</text>") != std::string::npos);
   CHECK(fits.find("...") == std::string::npos);
   CHECK(over.find(">first call 1.00 ms over p50: 50% host code " + std::string(11, 'a') + ", ...</text>") !=
+        std::string::npos);
+}
+
+TEST_CASE("the SVG's cause bar carries the call's remedies as its tooltip, and none where there are none") {
+  warmup::report r;
+  warmup::site_report s;
+  s.name = "caused";
+  s.calls = s.host.calls = 1;
+  s.host.first = 1ms;
+  warmup::attribution why;
+  why.calls = 1;
+  why.call = why.excess = why.named = 1ms;
+  why.causes = {{warmup::cause::pool_growth, 1ms, 1, {}, {}}};
+  s.host.first_call_causes = why;
+  r.sites = {s};
+  CHECK(warmup::to_svg(r).find("remedies:") == std::string::npos);
+  s.host.first_call_causes->remedies = warmup::remedies_for(why);
+  r.sites = {s};
+  CHECK(warmup::to_svg(r).find("fill=\"#f0f1f4\"><title>remedies: prewarm_pool up to 1.00 ms, until_steady up to 1.00 ms</title></rect>") !=
         std::string::npos);
 }
 

@@ -11,6 +11,7 @@
 #include <warmup/read.hpp>
 #include <warmup/report_file.hpp>
 
+#include "advise.hpp"
 #include "run.hpp"
 
 #include <dirent.h>
@@ -35,6 +36,7 @@ const char* const usage_text =
     "       warmup-report compare [--threshold 10%] [--floor 1us] [--first-floor 50us] [-o FILE]... BASE NEW\n"
     "       warmup-report show [-o FILE]... REPORT\n"
     "       warmup-report run [-o REPORT] -- PROGRAM [ARGS...]\n"
+    "       warmup-report advise REPORT\n"
     "\n"
     "merge    many ranks' JSON reports (warmup.report/3 or /2, or merged reports: merges of merges)\n"
     "         as one: per site, first call, steady p50 and warm-up excess as min / median / max\n"
@@ -53,6 +55,9 @@ const char* const usage_text =
     "         call through WARMUP_NVTX_NEXT). -o REPORT sets WARMUP_REPORT (default: stderr).\n"
     "         Exits as PROGRAM does (a signal that ends it ends this too); 127 where it cannot\n"
     "         be found. Afterwards says which of its processes wrote no report, and why.\n"
+    "advise   the remedies for each slow first call of REPORT (written with WARMUP_ATTRIBUTION=1),\n"
+    "         largest saving first: what each moves, how to apply it, what it did on warmup's\n"
+    "         examples. docs/remedies.md has the table.\n"
     "\n"
     "-o FILE  writes the result to FILE, in the format its extension names, in any case (.txt,\n"
     "         .json, .csv, .svg for merge; .txt, .json for compare); an extension of a format the\n"
@@ -319,6 +324,7 @@ int main(int argc, char** argv) {
   if (command == "--help" || command == "-h" || command == "help") return std::cout << usage_text, exit_ok;
   if (command == "--version") return std::cout << "warmup-report " << WARMUP_VERSION_STRING << '\n', exit_ok;
   if (command == "run") return run_command({args.begin() + 1, args.end()}, usage_text);
+  if (command == "advise") return advise_command({args.begin() + 1, args.end()}, usage_text);
   std::vector<std::string> outputs, rest;
   warmup::compare_options options;
   for (std::size_t i = 1; i < args.size(); ++i) {

@@ -137,8 +137,13 @@ inline void svg_cause_bar(std::string& o, const attribution& a, const std::strin
   words += over;
   o += "<text x=\"" + fmt("%.0f", x0) + "\" y=\"" + fmt("%.1f", y + 11) + "\" font-size=\"10\" fill=\"#1f2430\">" +
        xml_text(words, 160) + "</text>\n";
+  // The remedies fit as the bar's tooltip: the picture's layout stays the causes'.
+  std::string remedies;
+  for (std::size_t i = 0; i < a.remedies.size() && i < 4; ++i)
+    remedies += (i == 0 ? "remedies: " : ", ") + printable(a.remedies[i].remedy, 40) + " up to " + format_duration(a.remedies[i].could_save);
   o += "<rect x=\"" + fmt("%.0f", x0) + "\" y=\"" + fmt("%.1f", y + 16) + "\" width=\"" + fmt("%.0f", w) + "\" height=\"" +
-       fmt("%.0f", bar_h) + "\" fill=\"#f0f1f4\"/>\n" + parts;
+       fmt("%.0f", bar_h) + "\" fill=\"#f0f1f4\"" +
+       (remedies.empty() ? std::string("/>\n") : "><title>" + xml_text(remedies, 240) + "</title></rect>\n") + parts;
 }
 
 /// The panel's text where it has no point to draw.

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "warmup/detail/io/remedy_text.hpp"
 #include "warmup/detail/io/text.hpp"
 #include "warmup/report.hpp"
 #include "warmup/print.hpp"
@@ -136,6 +137,7 @@ inline std::vector<std::string> why_lines(const attribution& a, slow_calls which
     if (a.other_threads.size() > causes_named) line += ", ...";
     out.push_back(std::move(line));
   }
+  for (std::string& line : remedy_lines(a)) out.push_back(std::move(line));
   return out;
 }
 
