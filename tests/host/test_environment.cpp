@@ -41,8 +41,12 @@ bool mentions(const environment_settings& e, const std::string& text) {
 TEST_CASE("each setting in force before any change is its row's default") {
   using warmup::detail::row_of;
   if (std::getenv("WARMUP_IDLE_MS") || std::getenv("WARMUP_TIMELINE_CALLS") || std::getenv("WARMUP_CPU_SAMPLING") ||
-      std::getenv("WARMUP_DEVICE_SAMPLING") || std::getenv("WARMUP_ENABLE") || std::getenv("WARMUP_ATTRIBUTION"))
-    return;  // run with settings of its own: not the defaults to compare
+      std::getenv("WARMUP_DEVICE_SAMPLING") || std::getenv("WARMUP_ENABLE") || std::getenv("WARMUP_ATTRIBUTION")) {
+    // Run with settings of its own (a user's WARMUP_* left in the shell): not the defaults to
+    // compare, and said, so that a run that checked nothing does not read as one that passed.
+    WARN("WARMUP_* settings in the environment: the defaults are not checked in this run");
+    return;
+  }
   CHECK(warmup::idle_threshold() == std::chrono::milliseconds(row_of<setting::idle_ms>().fallback));
   CHECK(warmup::timeline_calls() == row_of<setting::timeline_calls>().fallback);
   CHECK(warmup::cpu_sampling_interval().count() == row_of<setting::cpu_sampling>().fallback);

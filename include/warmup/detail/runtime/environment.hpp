@@ -64,13 +64,22 @@ inline int on_off_value(std::string_view v) noexcept {
   return -1;
 }
 
+/// The `i`-th of a choice's comma-separated words; empty past the last.
+constexpr std::string_view choice_word(std::string_view words, std::int64_t i) noexcept {
+  for (; i > 0; --i) {
+    const std::size_t comma = words.find(',');
+    if (comma == std::string_view::npos) return {};
+    words.remove_prefix(comma + 1);
+  }
+  return words.substr(0, words.find(','));
+}
+
 /// The index of `v` among a choice's comma-separated words; -1 where it is none of them.
 inline std::int64_t choice_index(std::string_view words, std::string_view v) noexcept {
   for (std::int64_t i = 0;; ++i) {
-    const std::size_t comma = words.find(',');
-    if (words.substr(0, comma) == v) return i;
-    if (comma == std::string_view::npos) return -1;
-    words.remove_prefix(comma + 1);
+    const std::string_view w = choice_word(words, i);
+    if (w.empty()) return -1;
+    if (w == v) return i;
   }
 }
 
@@ -98,11 +107,7 @@ inline std::string accepted_values(const setting_row& r) {
 inline std::string value_words(const setting_row& r, std::int64_t v) {
   switch (r.kind) {
     case value_kind::on_off: return v == 0 ? "off" : "on";
-    case value_kind::choice: {
-      std::string_view w = r.words;
-      for (std::int64_t i = 0; i < v && w.find(',') != std::string_view::npos; ++i) w.remove_prefix(w.find(',') + 1);
-      return std::string(w.substr(0, w.find(',')));
-    }
+    case value_kind::choice: return std::string(choice_word(r.words, v));
     case value_kind::on_off_or_number:
       if (v == 0) return "off";
       [[fallthrough]];
