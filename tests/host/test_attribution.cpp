@@ -886,7 +886,15 @@ TEST_CASE("what other threads did while a first call waited is kept apart, and o
   }
   CHECK(named == 90 * ms);
   const auto lines = warmup::detail::why_lines(b, warmup::detail::slow_calls::first, false);
-  CHECK(lines.back() == "    while it waited, other threads: module loads 36.0 ms (1), lazy kernel loads 900 us (1)");
+  const auto waited_line = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.find("while it waited") != std::string::npos; });
+  REQUIRE(waited_line != lines.end());
+  CHECK(*waited_line == "    while it waited, other threads: module loads 36.0 ms (1), lazy kernel loads 900 us (1)");
+  // Then what to do about it: the wait itself (prewarm on a thread, until steady), and the
+  // engine's loads, which the call waited for, the kernels' to prewarm (36.9 ms of them), though
+  // the call itself loaded nothing.
+  CHECK(*(waited_line + 1) == "    remedies, by what they could save on this call (warmup-report advise: how):");
+  CHECK(lines.at(std::size_t(waited_line - lines.begin()) + 3).find("until_steady          up to 90.0 ms") != std::string::npos);
+  CHECK(std::any_of(lines.begin(), lines.end(), [](const std::string& l) { return l.find("prewarm_kernels       up to 36.9 ms") != std::string::npos; }));
 
   const std::uint64_t t2 = t1 + (std::uint64_t{1} << 40);
   store.add({cause::module_load, t2 + 10 * ms, t2 + 50 * ms, engine});
