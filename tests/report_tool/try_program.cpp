@@ -2,7 +2,8 @@
 // are slow for reasons an environment variable or a cache folder removes, as a remedy would.
 // The slow first calls sleep, never busy-wait: a loaded CI machine stretches a busy-wait by the
 // CPU time it loses, and a first call is one sample a run.
-// usage: try_program [--exit N]   (writes its report where WARMUP_REPORT says, at exit)
+// usage: try_program [--exit N]   (writes its report where WARMUP_REPORT says, at exit; exits N,
+// else TRY_TEST_EXIT's value, else 0)
 // Sites: "first call": a first call of TRY_TEST_FIRST_MS milliseconds (default 150), then 10 calls
 // of 200 us; "compile": a first call of 150 ms unless $TRITON_CACHE_DIR holds try_test_marker
 // (then 2 ms), which the call writes there after, as a compile cache fills; then 10 calls of 200 us.
@@ -25,7 +26,8 @@ void spin_us(double us) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int exit_code = 0;
+  const char* exit_env = std::getenv("TRY_TEST_EXIT");
+  int exit_code = exit_env != nullptr ? std::atoi(exit_env) : 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--exit" && i + 1 < argc) exit_code = std::atoi(argv[++i]);
