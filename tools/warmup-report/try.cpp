@@ -237,7 +237,7 @@ class session {
   int run(const trial& t, std::size_t index, int round, run_result& out, warmup::report* whole = nullptr) {
     const std::string id = std::to_string(++count_);
     const std::string folder = work_ + "/run-" + id, kept = work_ + "/kept-" + std::to_string(index);
-    if (!t.kept.empty()) make_folder(kept);
+    make_folder(kept);
     const std::vector<env_setting> env = environment(t, o_.fresh_variables, folder, kept, work_ + "/run-" + id + ".json");
     out.round = round;
     const int e = run_once(o_.program, env, work_ + "/run-" + id + ".json", out, whole);
