@@ -129,6 +129,26 @@ rc, out, err = run("try", "--remedy", "until_steady", "--", program)
 check(rc == 0 and "warmup::warmup_until_steady" in out and "no remedy without code to try" in err,
       f"only a code remedy named: exit 0, its snippet, nothing measured (rc {rc})")
 
+# --- the diagnosis run: the remedies its first calls' causes support ---------------------------------
+template = os.path.join(work, "template.json")
+subprocess.run([program], check=True, env=env_for(WARMUP_REPORT=template))
+out_json = os.path.join(work, "diagnosed.json")
+rc, out, err = run("try", "--runs", "3", "-o", out_json, "--", sys.executable,
+                   os.path.join(os.path.dirname(os.path.abspath(__file__)), "diagnosed_program.py"), template)
+check(rc == 0, f"try on a program whose diagnosis names remedies exits 0 (rc {rc}; {err[-500:]!r})")
+doc, v = verdicts(out_json)
+check(doc["diagnosed_remedies"] == ["module_loading_eager", "prewarm_kernels"],
+      f"the diagnosis run's remedies are read from its report ({doc['diagnosed_remedies']})")
+check([r["name"] for r in doc["remedies"]] == ["module_loading_eager"],
+      "the remedy without code among them is tried, the one with code is not")
+check(doc["remedies"][0]["settings"] == ["CUDA_MODULE_LOADING=EAGER"], "... with the table's setting")
+check(not any("WARMUP_ATTRIBUTION=1" in e for r in doc["cold"]["runs"] for e in r["env"]),
+      "the measured runs run without attribution")
+check("lazy_kernel_load" in err and "first call" in err, "why it was chosen: the site and the cause are said")
+check(v.get(("module_loading_eager", "first call", "first call")) == "better", "its verdict: better")
+check([c["name"] for c in doc["code_remedies"]] == ["prewarm_kernels"] and "warmup::prewarm_kernels" in out,
+      "the remedy that needs code is shown with its snippet, as not measured")
+
 # --- bad usage, a failing program, a missing one --------------------------------------------------
 for args, words in ((["try"], "needs a program"), (["try", "--"], "needs a program"),
                     (["try", "--runs", "1", "--", program], "--runs takes a whole number from 3"),
