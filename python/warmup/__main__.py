@@ -1,4 +1,5 @@
-"""`python -m warmup run [-o REPORT] -- PROGRAM [ARGS...]` (warmup/_launcher.py; docs/nvtx-tool.md).
+"""`python -m warmup run [-o REPORT] -- PROGRAM [ARGS...]` (warmup/_launcher.py; docs/nvtx-tool.md), and
+`python -m warmup try ... -- PROGRAM [ARGS...]` (warmup-report's try; docs/try.md).
 
 Started so, the package's __init__ launches and exits before this module runs (and before the
 native module loads: _launcher.launching). This launches where that did not: the package run as

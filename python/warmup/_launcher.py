@@ -5,6 +5,10 @@ no change to it (docs/nvtx-tool.md). Each NVTX range it opens (PyTorch's `emit_n
 
     python -m warmup run -o report.json -- python train.py
 
+`python -m warmup try -- PROGRAM [ARGS...]` is warmup-report's `try` (docs/try.md): the program run
+cold, then with each remedy that needs no code change, each enough times to tell its effect from
+noise.
+
 The tool is the package's own copy of libwarmup_nvtx.so. An NVTX tool named already in
 NVTX_INJECTION64_PATH (Nsight's, a capture) gets every call through it (WARMUP_NVTX_NEXT).
 PROGRAM runs as a child: SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to the launcher by a process are
@@ -26,6 +30,8 @@ import sys
 import tempfile
 
 USAGE = ("usage: python -m warmup run [-o REPORT] -- PROGRAM [ARGS...]\n"
+         "       python -m warmup try [--runs N] [--remedy NAME]... [--all] [--env NAME=VALUE]... [--drop-caches]\n"
+         "                            [-o FILE.json|FILE.txt]... -- PROGRAM [ARGS...]\n"
          "       python -m warmup --cmake-dir | --include-dir | --prefix")
 HERE = os.path.dirname(os.path.abspath(__file__))
 # What a wheel carries beside the Python (tools/packaging/warmup_build.py): the C++ install with
@@ -63,6 +69,30 @@ def report_tool():
     except OSError as e:
         print(f"warmup-report: cannot run {program}: {e.strerror}", file=sys.stderr)
         return 127
+
+
+def report_program():
+    """The warmup-report program: the wheel's (warmup/bin/warmup-report), else the first on PATH (a
+    build folder's, an install's), or None."""
+    program = os.path.join(HERE, "bin", "warmup-report")
+    if os.access(program, os.X_OK):
+        return program
+    return shutil.which("warmup-report")
+
+
+def try_remedies(args):
+    """`python -m warmup try ...`: warmup-report's `try` (docs/try.md), which runs the program cold
+    and with each remedy that needs no code, and says what each did; exits as it does."""
+    program = report_program()
+    if program is None:
+        print("warmup: try: no warmup-report program (the wheel's warmup/bin/warmup-report, or one on PATH); "
+              "build it with -DWARMUP_BUILD_TOOLS=ON (pip install . does)", file=sys.stderr)
+        return 2
+    try:
+        os.execv(program, [program, "try", *args])
+    except OSError as e:
+        print(f"warmup: try: cannot run {program}: {e.strerror}", file=sys.stderr)
+        return 126
 
 
 def launching():
@@ -260,6 +290,8 @@ def say_what_the_tool_recorded(folder, program, child, status):
 def main(argv):
     if len(argv) == 1 and argv[0] in FOLDERS:
         return folder(argv[0])
+    if len(argv) >= 1 and argv[0] == "try":
+        return try_remedies(argv[1:])
     if len(argv) < 1 or argv[0] != "run":
         print(USAGE, file=sys.stderr)
         return 2

@@ -410,6 +410,7 @@ SPECIFICATIONS = [
     ("docs/environment.md", "1 to 3600000 ms", "WARMUP_IDLE_MS's range"),
     ("docs/ranks-and-runs.md", "1 us", "compare's default --floor"),
     ("docs/ranks-and-runs.md", "50 us", "compare's default --first-floor"),
+    ("docs/try.md", "50 us", "try's floor on a difference of medians (tools/warmup-report/try_verdict.hpp)"),
     ("docs/prewarm.md", "30 s", "warmup_until_steady's default max_time"),
     ("docs/testing.md", "45 s", "tools/mutation's bound on a covering test's clean time (run.py)"),
     ("docs/testing.md", "10 s", "tools/mutation's margin over twice a test's clean time before it counts as hung (run.py)"),

@@ -36,7 +36,7 @@ PYTHON_TARGETS = ["warmup_python", "warmup_test_extension"]
 # report tool's tests and the host file of its names.
 NVTX_TOOL_SOURCES = _files("nvtx_tool/*.cpp", "nvtx_tool/*.hpp", "tools/warmup-report/*.cpp", "tools/warmup-report/*.hpp")
 NVTX_TOOL_TARGETS = ["warmup_nvtx", "warmup_nvtx_c_program", "warmup_nvtx_cpp_program", "warmup_nvtx_next_capture",
-                     "warmup_spin_program", "warmup-report"]
+                     "warmup_spin_program", "warmup_try_program", "warmup-report"]
 # Every file outside include/warmup that a mutant may change: every source a user runs.
 OTHER_SOURCES = PYTHON_SOURCES + NVTX_TOOL_SOURCES
 # The programs a mutation build makes: every C++ test program that runs without a GPU, a

@@ -26,7 +26,7 @@ sigset_t waited_for() {
 
 }  // namespace
 
-int start_and_wait(char* const argv[], pid_t& pid, int& status) {
+int start_and_wait(char* const argv[], pid_t& pid, int& status, char* const envp[]) {
   // The signals are blocked and taken with sigwaitinfo: none is lost between the start and the
   // wait, and each comes with who sent it. The child gets the mask the launcher was given.
   const sigset_t waited = waited_for();
@@ -38,7 +38,7 @@ int start_and_wait(char* const argv[], pid_t& pid, int& status) {
   posix_spawnattr_init(&attr);
   posix_spawnattr_setsigmask(&attr, &before);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-  const int e = posix_spawnp(&pid, argv[0], nullptr, &attr, argv, environ);
+  const int e = posix_spawnp(&pid, argv[0], nullptr, &attr, argv, envp != nullptr ? envp : environ);
   posix_spawnattr_destroy(&attr);
   if (e != 0) {
     sigprocmask(SIG_SETMASK, &before, nullptr);

@@ -13,6 +13,7 @@
 
 #include "advise.hpp"
 #include "run.hpp"
+#include "try.hpp"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -37,6 +38,8 @@ const char* const usage_text =
     "       warmup-report show [-o FILE]... REPORT\n"
     "       warmup-report run [-o REPORT] -- PROGRAM [ARGS...]\n"
     "       warmup-report advise REPORT\n"
+    "       warmup-report try [--runs N] [--remedy NAME]... [--all] [--env NAME=VALUE]... [--drop-caches]\n"
+    "                         [-o FILE.json|FILE.txt]... -- PROGRAM [ARGS...]\n"
     "\n"
     "merge    many ranks' JSON reports (warmup.report/3 or /2, or merged reports: merges of merges)\n"
     "         as one: per site, first call, steady p50 and warm-up excess as min / median / max\n"
@@ -58,6 +61,15 @@ const char* const usage_text =
     "advise   the remedies for each slow first call of REPORT (written with WARMUP_ATTRIBUTION=1),\n"
     "         largest saving first: what each moves, how to apply it, what it did on warmup's\n"
     "         examples. docs/remedies.md has the table.\n"
+    "try      PROGRAM (which writes a warmup report) run cold, then with each remedy that needs no\n"
+    "         code change (a diagnosis run with WARMUP_ATTRIBUTION=1 picks them; --all: every one;\n"
+    "         --remedy NAME: one more; --env NAME=VALUE: a setting of your own), --runs N times each\n"
+    "         (default 5, at least 3), interleaved in rounds. Per remedy and site: the first call and\n"
+    "         the time to the first result, cold against with it, better / worse / same within noise;\n"
+    "         the remedies that need code, with their snippets and warmup's own figures. Cold runs get\n"
+    "         fresh compile-cache folders each; --drop-caches (root) drops the page cache before each\n"
+    "         run. -o FILE.json: the runs and verdicts as JSON (warmup.try/1). Exit status 2 where\n"
+    "         every cold run failed; 127 where PROGRAM cannot be found. docs/try.md.\n"
     "\n"
     "-o FILE  writes the result to FILE, in the format its extension names, in any case (.txt,\n"
     "         .json, .csv, .svg for merge; .txt, .json for compare); an extension of a format the\n"
@@ -325,6 +337,7 @@ int main(int argc, char** argv) {
   if (command == "--version") return std::cout << "warmup-report " << WARMUP_VERSION_STRING << '\n', exit_ok;
   if (command == "run") return run_command({args.begin() + 1, args.end()}, usage_text);
   if (command == "advise") return advise_command({args.begin() + 1, args.end()}, usage_text);
+  if (command == "try") return try_command({args.begin() + 1, args.end()}, usage_text);
   std::vector<std::string> outputs, rest;
   warmup::compare_options options;
   for (std::size_t i = 1; i < args.size(); ++i) {
