@@ -144,6 +144,8 @@ check([r["name"] for r in doc["remedies"]] == ["module_loading_eager"],
 check(doc["remedies"][0]["settings"] == ["CUDA_MODULE_LOADING=EAGER"], "... with the table's setting")
 check(not any("WARMUP_ATTRIBUTION=1" in e for r in doc["cold"]["runs"] for e in r["env"]),
       "the measured runs run without attribution")
+check({"WARMUP_ATTRIBUTION=1", "WARMUP_CPU_SAMPLING=on"} <= set(doc["diagnosis"]["env"]),
+      f"the diagnosis run with attribution and CPU sampling, the evidence of remedies by object ({doc['diagnosis']['env']})")
 check("lazy_kernel_load" in err and "first call" in err, "why it was chosen: the site and the cause are said")
 check(v.get(("module_loading_eager", "first call", "first call")) == "better", "its verdict: better")
 check([c["name"] for c in doc["code_remedies"]] == ["prewarm_kernels"] and "warmup::prewarm_kernels" in out,

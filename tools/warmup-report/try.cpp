@@ -303,10 +303,14 @@ int try_command(const std::vector<std::string>& args, const char* usage) {
   {
     trial diagnosis = o.cold;
     diagnosis.settings.push_back({"WARMUP_ATTRIBUTION", "1"});
+    // CPU samples name host and Python code by object (cuBLAS's, Inductor's): the evidence the
+    // remedies of those objects need. A sampling interval of the user's own is kept.
+    if (const char* v = std::getenv("WARMUP_CPU_SAMPLING"); v == nullptr || *v == '\0')
+      diagnosis.settings.push_back({"WARMUP_CPU_SAMPLING", "on"});
     run_result d;
     warmup::report r;
     if (const int e = runs.run(diagnosis, 0, 0, d, &r); e != 0) return cannot_start(o.program[0], e);
-    std::cerr << prefix << "diagnosis run (cold, WARMUP_ATTRIBUTION=1; not measured): " << d.status << "\n";
+    std::cerr << prefix << "diagnosis run (cold, WARMUP_ATTRIBUTION=1 and CPU sampling; not measured): " << d.status << "\n";
     if (interrupted(d)) return runs.clean(), exit_as(d.wait_status);
     if (d.ok) diagnosed(r, o);
     o.diagnosis = std::move(d);
