@@ -10,6 +10,7 @@
 
 #include "warmup/profile.hpp"
 #include "warmup/remedy.hpp"
+#include "warmup/detail/analysis/child_processes.hpp"
 #include "warmup/detail/io/remedy_text.hpp"
 
 using namespace std::chrono_literals;
@@ -152,4 +153,14 @@ TEST_CASE("the report's lines: a remedy a line under the causes, at most four an
   CHECK(lines[4].find("prewarm_kernels") != std::string::npos);
   CHECK(lines[5] == "        1 more");
   CHECK(d::remedy_lines(why_of(1ms, {})).empty());
+}
+
+TEST_CASE("a first call's child processes, added after its causes, are its remedies' evidence too") {
+  // Inductor's first compile: the call's own Python code, and a wait for its compile workers.
+  warmup::attribution a = why_of(3s, {{cause::waiting, 400ms, 0, {}, {}}, {cause::python_code, 300ms, 300, "torch._inductor", {}}});
+  a.remedies = warmup::remedies_for(a);
+  CHECK(saving(a.remedies, "compile_caches_kept") == 300ms);
+  d::add_child_processes(a, {{"python compile_worker/__main__.py --pickler=x", 4'000'000'000, 1}});
+  // The workers' 4 s count as the 400 ms the call waited for them.
+  CHECK(saving(a.remedies, "compile_caches_kept") == 700ms);
 }

@@ -33,6 +33,7 @@
 
 #include "warmup/config.hpp"
 #include "warmup/cause.hpp"
+#include "warmup/remedy.hpp"
 #include "warmup/report.hpp"
 
 WARMUP_BEGIN_NAMESPACE
@@ -382,7 +383,8 @@ inline std::vector<child_cpu> child_cpu_during(const children_reading& before, c
 
 /// Puts a first call's child processes in `a.other_threads` (cause `child_process`, `where` the
 /// command, `count` the processes), keeping it largest first. Not among `a.causes`: their CPU
-/// time ran beside the call, which waited on them, and adds nothing to the call's own time.
+/// time ran beside the call, which waited on them, and adds nothing to the call's own time. The
+/// remedies are worked out again: a compiler the call waited for is the compile caches' evidence.
 inline void add_child_processes(attribution& a, const std::vector<child_cpu>& children) {
   if (children.empty()) return;
   for (const child_cpu& c : children)
@@ -390,6 +392,7 @@ inline void add_child_processes(attribution& a, const std::vector<child_cpu>& ch
                                c.command, {}});
   std::stable_sort(a.other_threads.begin(), a.other_threads.end(),
                    [](const cause_time& x, const cause_time& y) { return x.time > y.time; });
+  a.remedies = remedies_for(a);
 }
 
 /// The process's part: how many first calls read children now, and the latest reading of each
