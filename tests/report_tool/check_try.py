@@ -72,8 +72,14 @@ for site in ("first call", "compile"):
     check(v.get(("env SOME_IGNORED_VAR=1", site, "first call")) == "same within noise",
           f"a variable the program ignores: \"{site}\"'s first call the same within noise "
           f"({v.get(('env SOME_IGNORED_VAR=1', site, 'first call'))})")
-check(v.get(("env TRY_TEST_EXIT=3", "", "wall time")) == "too few runs",
-      "a setting that makes every run fail: no verdict (too few runs)")
+check(v.get(("env TRY_TEST_EXIT=3", "", "wall time")) == "too few runs" and
+      v.get(("env TRY_TEST_EXIT=3", "first call", "time to first result")) == "too few runs",
+      "a setting that makes every run fail: no verdict (too few runs), on the wall time and each site's figures")
+ignored_wall = next(f for r in doc["remedies"] if r["name"] == "env SOME_IGNORED_VAR=1" for f in r["verdicts"]
+                    if f["figure"] == "wall time")
+check(ignored_wall["cold"]["runs"] == 3 and ignored_wall["with"]["runs"] == 3 and ignored_wall["verdict"] != "too few runs",
+      f"the program's wall time judged on every run that ended well ({ignored_wall})")
+check(not [l for l in out.splitlines() if l.endswith(" ")], "the text's tables pad no line's last column")
 failed = next(r for r in doc["remedies"] if r["name"] == "env TRY_TEST_EXIT=3")["runs"]
 check(len(failed) == 3 and all(not r["ok"] and r["status"] == "exit 3" for r in failed),
       f"... its runs said as failed, with their status ({[r['status'] for r in failed]})")
@@ -165,6 +171,23 @@ for args, words in ((["try"], "needs a program"), (["try", "--"], "needs a progr
 if not os.access("/proc/sys/vm/drop_caches", os.W_OK):
     rc, out, err = run("try", "--drop-caches", "--env", "A=1", "--", program)
     check(rc == 2 and "needs root" in err, f"--drop-caches without root: refused at start (rc {rc})")
+# As root, where the kernel lets this machine drop its page cache: before every run, and said.
+def can_drop():
+    try:
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("1")
+        return True
+    except OSError:
+        return False
+
+
+if os.access("/proc/sys/vm/drop_caches", os.W_OK) and can_drop():
+    out_json = os.path.join(work, "dropped.json")
+    rc, out, err = run("try", "--drop-caches", "--runs", "3", "--env", "A=1", "-o", out_json, "--", program)
+    check(rc == 0 and "could not be dropped" not in err and json.load(open(out_json))["cold_means_cold"]["page_cache_dropped"],
+          f"--drop-caches as root: the page cache dropped before each run, and said so (rc {rc}; {err[-300:]!r})")
+else:
+    print("--drop-caches as root: this machine lets no one drop its page cache; not checked here")
 rc, out, err = run("try", "--runs", "3", "--env", "A=1", "--", program, "--exit", "1")
 check(rc == 2 and "every cold run failed" in err and "exit 1" in err,
       f"a program that exits 1 in every run: exit 2, said (rc {rc}; {err[-300:]!r})")

@@ -64,8 +64,9 @@ int advise_command(const std::vector<std::string>& args, const char* usage) {
     std::cout << d::printable(c.site->name, 120) << " (" << warmup::to_string(c.site->op) << "), " << c.which << ": "
               << d::format_duration(c.why->excess) << " over the steady p50, " << d::format_duration(c.why->named)
               << " of it named\n";
-    for (const warmup::remedy_saving& s : remedies)
-      for (const std::string& line : advice_lines(s)) std::cout << line << '\n';
+    for (const warmup::remedy_saving& s : remedies)  // names of this version's table: remedies_for's own
+      if (const d::remedy_row* row = d::remedy_row_named(s.remedy))
+        for (const std::string& line : advice_lines(*row, s.could_save)) std::cout << line << '\n';
     std::cout << '\n';
   }
   if (!any) std::cout << "no cold call of " << d::printable(args[0], 200) << " has a cause any remedy applies to\n";

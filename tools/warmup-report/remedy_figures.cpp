@@ -26,29 +26,23 @@ std::string_view measured_on_our_examples(warmup::remedy r) noexcept {
   return "";
 }
 
-std::vector<std::string> advice_lines(const warmup::remedy_saving& s) {
+std::vector<std::string> advice_lines(const warmup::detail::remedy_row& row, std::chrono::nanoseconds could_save) {
   namespace d = warmup::detail;
   std::vector<std::string> out;
-  const d::remedy_row* row = d::remedy_row_named(s.remedy);
-  if (row == nullptr) {
-    out.push_back("  " + d::printable(s.remedy, 40) + ": up to " + d::format_duration(s.could_save) +
-                  " (a remedy this version does not know)");
-    return out;
-  }
-  out.push_back("  " + std::string(row->name) + ": up to " + d::format_duration(s.could_save) + ": " + std::string(row->what));
-  out.push_back("      moves: " + std::string(row->moves));
-  switch (row->kind) {
+  out.push_back("  " + std::string(row.name) + ": up to " + d::format_duration(could_save) + ": " + std::string(row.what));
+  out.push_back("      moves: " + std::string(row.moves));
+  switch (row.kind) {
     case warmup::remedy_kind::environment:
-      out.push_back("      set:   " + std::string(row->setting) + "  (warmup-report try measures it on your program)");
+      out.push_back("      set:   " + std::string(row.setting) + "  (warmup-report try measures it on your program)");
       break;
     case warmup::remedy_kind::cache:
-      out.push_back("      keep:  " + d::setting_words(row->setting, false, ", ") + " pointed at folders kept between runs; set " +
-                    d::setting_words(row->setting, true, " ") + "  (warmup-report try measures it on your program)");
+      out.push_back("      keep:  " + d::setting_words(row.setting, false, ", ") + " pointed at folders kept between runs; set " +
+                    d::setting_words(row.setting, true, " ") + "  (warmup-report try measures it on your program)");
       break;
-    case warmup::remedy_kind::code: out.push_back("      code:  " + std::string(row->snippet)); break;
+    case warmup::remedy_kind::code: out.push_back("      code:  " + std::string(row.snippet)); break;
   }
-  const std::string_view measured = measured_on_our_examples(row->id);
+  const std::string_view measured = measured_on_our_examples(row.id);
   out.push_back("      on our examples: " + (measured.empty() ? std::string("not measured") : std::string(measured)) + " (" +
-                std::string(row->source) + ")");
+                std::string(row.source) + ")");
   return out;
 }

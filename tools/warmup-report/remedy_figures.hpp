@@ -5,6 +5,7 @@
 #include <warmup/remedy.hpp>
 #include <warmup/report.hpp>
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,4 +22,4 @@ std::string_view measured_on_our_examples(warmup::remedy r) noexcept;
 ///         moves: first launches load nothing; ...
 ///         set:   CUDA_MODULE_LOADING=EAGER  (warmup-report try measures it on your program)
 ///         on our examples: four first launches ... (docs/folklore.md: Kernels are loaded lazily)
-std::vector<std::string> advice_lines(const warmup::remedy_saving& s);
+std::vector<std::string> advice_lines(const warmup::detail::remedy_row& row, std::chrono::nanoseconds could_save);
