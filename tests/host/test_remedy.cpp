@@ -153,6 +153,11 @@ TEST_CASE("the report's lines: a remedy a line under the causes, at most four an
   CHECK(lines[4].find("prewarm_kernels") != std::string::npos);
   CHECK(lines[5] == "        1 more");
   CHECK(d::remedy_lines(why_of(1ms, {})).empty());
+  // How each kind is applied, in the line's parentheses.
+  CHECK(d::remedy_how(d::remedy_table[std::size_t(warmup::remedy::module_loading_eager)]) == "CUDA_MODULE_LOADING=EAGER");
+  CHECK(d::remedy_how(d::remedy_table[std::size_t(warmup::remedy::compile_caches_kept)]) ==
+        "folders kept: TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR");
+  CHECK(d::remedy_how(d::remedy_table[std::size_t(warmup::remedy::until_steady)]) == "code");
 }
 
 TEST_CASE("a first call's child processes, added after its causes, are its remedies' evidence too") {

@@ -100,11 +100,15 @@ os.makedirs(user_cache)
 open(os.path.join(user_cache, "try_test_marker"), "w").write("compiled\n")  # a warm cache of the user's
 out_json = os.path.join(work, "cache.json")
 out_txt = os.path.join(work, "cache.txt")
-rc, out, err = run("try", "--runs", "3", "--remedy", "compile_caches_kept", "--remedy", "prewarm_kernels",
+rc, out, err = run("try", "--runs", "3", "--all", "--remedy", "prewarm_kernels",
                    "-o", out_json, "-o", out_txt, "--", program,
                    env=env_for(TRITON_CACHE_DIR=user_cache, WARMUP_REPORT=os.path.join(work, "mine.json")))
-check(rc == 0, f"try --remedy compile_caches_kept exits 0 (got {rc}; {err[-800:]})")
+check(rc == 0, f"try --all exits 0 (got {rc}; {err[-800:]})")
 doc, v = verdicts(out_json)
+tried = {r["name"]: r["kind"] for r in doc["remedies"]}
+check({"module_loading_eager", "jit_cache_kept", "compile_caches_kept", "nccl_connect_at_init"} <= set(tried) and
+      "code" not in tried.values() and doc["rounds"] == 3,
+      f"--all: every remedy of the table that needs no code, in 3 rounds ({tried}, {doc['rounds']})")
 check(v.get(("compile_caches_kept", "compile", "first call")) == "better",
       f"the compile site's first call with its cache kept: better ({v.get(('compile_caches_kept', 'compile', 'first call'))})")
 check(v.get(("compile_caches_kept", "first call", "first call")) == "same within noise",
@@ -114,7 +118,7 @@ check(len(cold_compile) == 3 and min(cold_compile) > 100e6,
       f"cold runs stay cold though the user's TRITON_CACHE_DIR is warm: fresh folders each run ({cold_compile})")
 folders = [e for r in doc["cold"]["runs"] for e in r["env"] if e.startswith("TRITON_CACHE_DIR=")]
 check(len(set(folders)) == 3 and user_cache not in " ".join(folders), f"a different TRITON_CACHE_DIR each cold run")
-remedy = doc["remedies"][0]
+remedy = next(r for r in doc["remedies"] if r["name"] == "compile_caches_kept")
 check(remedy["priming"] is not None and remedy["priming"]["ok"], "one priming run fills the remedy's folders")
 kept = {e for r in remedy["runs"] for e in r["env"] if e.startswith("TRITON_CACHE_DIR=")}
 check(len(kept) == 1 and kept == {e for e in remedy["priming"]["env"] if e.startswith("TRITON_CACHE_DIR=")},

@@ -40,7 +40,6 @@ figure_verdict judged(std::string op, std::string site, std::string figure, cons
 }  // namespace
 
 void compare_with_cold(const trial& cold, trial& t, const verdict_rule& rule) {
-  t.verdicts.clear();
   std::vector<site_key> keys;
   add_sites(cold.runs, keys);
   add_sites(t.runs, keys);
