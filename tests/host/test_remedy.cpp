@@ -129,6 +129,9 @@ TEST_CASE("remedies_for: never more than the excess; other threads' work only as
   CHECK(saving(r, "prewarm_kernels") == 25ms);
   CHECK(saving(r, "prewarm_on_a_thread") == 25ms);
   CHECK(saving(r, "until_steady") == 25ms);
+  // Only the other threads' work a remedy applies to: their module loads are no pool's growth.
+  CHECK(saving(r, "prewarm_pool") == -1ns);
+  CHECK(names(r) == "prewarm_kernels module_loading_eager prewarm_on_a_thread until_steady");
   // Another thread's work while the call did not wait: no remedy of this call.
   CHECK(warmup::remedies_for(why_of(30ms, {{cause::sync_wait, 30ms, 1, {}, {}}}, {{cause::module_load, 40ms, 3, {}, {}}}))
             .empty());
