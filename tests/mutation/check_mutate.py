@@ -235,7 +235,27 @@ def main():
     check(build.blame(f"{tool}:12:5: error: no match for 'operator<'\n",
                       [{"id": 5, "header": "nvtx_tool/push_pop.cpp", "region": region}]) == {5},
           "an error in the NVTX tool's own C++ blames the mutant there")
+    check_kept_times()
     return report()
+
+
+def check_kept_times():
+    """After a failed build, the headers are written again without the mutants that broke it,
+    keeping their times (ninja then rebuilds only what failed); a first write dates them now."""
+    with tempfile.TemporaryDirectory() as tmp:
+        build = runner.Build(tmp, 1)
+        path = runner.source_path(build.src, "scope.hpp")
+        os.makedirs(os.path.dirname(path))
+        clean = {"scope.hpp": "int f() { return 1; }\n"}
+        mutant = {"id": 3, "header": "scope.hpp", "patch": ("return 1;", "return @ON@ ? 2 : 1;")}
+        for keep, what in ((True, "kept"), (False, "dated now")):
+            with open(path, "w") as f:
+                f.write(clean["scope.hpp"])
+            os.utime(path, ns=(10**18, 10**18))
+            build.write(clean, [mutant], keep_times=keep)
+            text = open(path).read()
+            check("::warmup_mutation::on(3)" in text and (os.stat(path).st_mtime_ns == 10**18) == keep,
+                  f"a header written with keep_times={keep}: switched, its time {what} ({text!r})")
 
 
 PY_MAIN = r"""

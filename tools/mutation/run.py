@@ -264,7 +264,9 @@ class Build:
         uncompilable = [m for m in mutants if m["key"] in before]
         configured = False
         for attempt in range(12):
-            self.write(clean, live)
+            # After a failed build, only the mutants that broke it are left out: the files that
+            # compiled with them stay built (keep_times).
+            self.write(clean, live, keep_times=attempt > 0)
             if not configured:
                 on_gpu = "ON" if self.gpu else "OFF"
                 r = run(["cmake", "-S", self.src, "-B", self.dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Debug",
@@ -389,9 +391,12 @@ class Build:
                 only |= set(group)
         return [t for t in every if t in only]
 
-    def write(self, clean, live):
+    def write(self, clean, live, keep_times=False):
         """The headers with `live` switched in: regions as schema.py writes them, then patches
-        (a planted mutant written as its own switch: `patch` is (text, replacement with @ON@))."""
+        (a planted mutant written as its own switch: `patch` is (text, replacement with @ON@)).
+        `keep_times`: a rewritten file keeps its modification time, so that ninja rebuilds only
+        what failed: a file compiled with a switch that later builds leave out is still right, as
+        that switch is never turned on."""
         by_header = {}
         for m in live:
             by_header.setdefault(m["header"], []).append(m)
@@ -409,8 +414,11 @@ class Build:
                         on = (pygen.call if h.endswith(".py") else schema.call)(m["id"])
                         new = new.replace(old, repl.replace("@ON@", on))
             if open(path, encoding="utf-8").read() != new:
+                times = os.stat(path)
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(new)
+                if keep_times:
+                    os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
 
     def blame(self, output, live):
         """The mutants whose switch a compiler error points at (an error's line, or a line its
