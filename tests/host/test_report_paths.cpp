@@ -239,6 +239,24 @@ TEST_CASE("a report path another process of this run wrote is kept, and this rep
   CHECK(read_all(path) == "tool");
 }
 
+TEST_CASE("a file another process writes just after this one started is kept: starts and files on one clock") {
+  // The kernel dates a file by its coarse clock, up to a tick behind the precise one: a start read
+  // on the precise clock dates some files written within that tick before it (here, a few in a
+  // hundred), which would then be replaced.
+  scratch_dir dir;
+  const std::string path = dir.path + "/report.json", beside = dir.path + "/report.77.json";
+  int replaced = 0;
+  for (int i = 0; i < 500; ++i) {
+    const std::int64_t started = d::file_clock_ms();
+    { std::ofstream(path) << "theirs"; }
+    std::string moved;
+    REQUIRE(d::write_own_report(path, "mine", started, 77, moved).empty());
+    replaced += moved != beside || read_all(path) != "theirs";
+    std::remove(beside.c_str());
+  }
+  CHECK(replaced == 0);
+}
+
 TEST_CASE("two and eight processes given one report path at once: every report kept, each said") {
   for (const int processes : {2, 8}) {
     CAPTURE(processes);

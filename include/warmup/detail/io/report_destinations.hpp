@@ -190,6 +190,17 @@ class folder_lock {
   int fd_;
 };
 
+/// Now, in wall-clock ms, on the clock the kernel dates files by: its coarse clock, up to a tick
+/// behind the precise one. A process's start read here is never after the time of a file written
+/// later (write_own_report's "written before this process started"); read on the precise clock, a
+/// file another process writes a millisecond after this one started would look older, and be
+/// replaced.
+inline std::int64_t file_clock_ms() noexcept {
+  timespec now{};
+  if (::clock_gettime(CLOCK_REALTIME_COARSE, &now) != 0) (void)::clock_gettime(CLOCK_REALTIME, &now);
+  return std::int64_t(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
+}
+
 /// Writes this process's report to the regular file `path` (or none yet), losing no other
 /// process's: `path` is taken where it does not exist, was last written before this process
 /// started (`started_ms`, wall-clock ms: an earlier run's) or by this process itself; where

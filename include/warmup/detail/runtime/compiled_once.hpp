@@ -210,9 +210,7 @@ inline void ensure_started() noexcept {
     if (!o.started) {
       o.started = true;
       (void)process_start();
-      o.start_wall_ms.store(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                std::chrono::system_clock::now().time_since_epoch()).count(),
-                            std::memory_order_relaxed);
+      o.start_wall_ms.store(file_clock_ms(), std::memory_order_relaxed);
       apply_environment();
       say_if_nvtx_tool_not_chosen();
       o.time.start(nullptr);  // where the environment could not be read: the CPU decides

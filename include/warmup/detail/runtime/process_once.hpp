@@ -23,7 +23,7 @@ struct process_once {
   bool started = false;
   std::atomic<std::uint64_t> start_ns{0};  ///< steady-clock ns when the first copy started
   time_base time;  ///< the scopes' clock (time_base.hpp), chosen as the first copy starts
-  std::atomic<std::int64_t> start_wall_ms{0};  ///< wall-clock ms since 1970 when the first copy started
+  std::atomic<std::int64_t> start_wall_ms{0};  ///< wall-clock ms since 1970 when the first copy started (file_clock_ms)
 };
 
 inline process_once& once() noexcept { return shared<process_once, slot::process>(); }
