@@ -72,6 +72,9 @@ def main():
                                              "negate_condition", "return_default"],
           f"if (x < low): boundary, negation and forced conditions; got {ops(at(cands, 'if (x < low)'))}")
     check(ops(at(cands, "return x;")) == ["return_default"], "return x: its value removed")
+    hinted = [c["mutated"] for c in at(cands, "__builtin_expect(rare, 0)") if c["operator"] == "int_plus_one"]
+    check(sorted(hinted) == ["__builtin_expect ( rare , 0 ) ? rare + 2 : 4", "__builtin_expect ( rare , 0 ) ? rare + 3 : 3"],
+          f"__builtin_expect's expected value left alone, the rest of its line mutated; got {hinted}")
     check({"lt_to_le", "lt_to_ge"} <= set(ops(at(cands, "i < v.size()"))), "a for loop's condition")
     check("add_assign_to_sub_assign" in ops(at(cands, "n += 1")) and "int_plus_one" in ops(at(cands, "n += 1"))
           and "remove_statement" in ops(at(cands, "n += 1")), "n += 1: operator, constant, statement removed")

@@ -48,4 +48,7 @@ inline int never_called(int x) {
   return x + 1;
 }
 
+// Never called either: __builtin_expect's expected value is a hint, which no mutant changes.
+inline int hinted(int rare) { return __builtin_expect(rare, 0) ? rare + 2 : 3; }
+
 }  // namespace fixture

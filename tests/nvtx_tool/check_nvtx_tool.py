@@ -312,6 +312,13 @@ def test_warmup_domain_not_counted_twice():
                        env=clean_env(NVTX_INJECTION64_PATH=TOOL, WARMUP_REPORT="stderr"), capture_output=True, text=True,
                        timeout=120)
     assert p.returncode == 0 and p.stderr.count("warmup report") == 1, p.stderr
+    # The library's own ranges are never "left out", whatever domains the setting names.
+    at_exit = os.path.join(WORK, "scopes_at_exit.json")
+    run(SCOPES, out, "--first-us", "10", "--steady-us", "1", "--calls", "5", "--no-io", report=False,
+        env={"WARMUP_NVTX_DOMAINS": "NCCL", "WARMUP_REPORT": at_exit})
+    with open(at_exit) as f:
+        r = json.load(f)
+    assert calls(r).get("step") == 5 and "left out" not in notices(r), notices(r)
 
 
 def test_next_tool_sees_every_call():

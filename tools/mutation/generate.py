@@ -523,11 +523,22 @@ def render(toks, a, b, replace=None):
 
 def unevaluated_spans(toks, a, b):
     """Token indexes in toks[a..b] that no mutant may touch: unevaluated operands (sizeof, decltype),
-    template arguments, the type of a cast."""
+    template arguments, the type of a cast, and __builtin_expect's expected value (a hint to the
+    compiler: any value computes the same)."""
     skip = set()
     j = a
     while j <= b:
         t = toks[j]
+        if t.text == "__builtin_expect" and j + 1 <= b and toks[j + 1].text == "(":
+            e, depth = matching(toks, j + 1), 0
+            for k in range(j + 2, e):
+                if toks[k].text in ("(", "[", "{"):
+                    depth += 1
+                elif toks[k].text in (")", "]", "}"):
+                    depth -= 1
+                elif depth == 0 and toks[k].text == ",":
+                    skip.update(range(k + 1, e))
+                    break
         if t.text in UNEVALUATED and j + 1 <= b and toks[j + 1].text == "(":
             e = matching(toks, j + 1)
             skip.update(range(j, e + 1))
