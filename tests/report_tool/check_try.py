@@ -90,6 +90,10 @@ def environment():
     check(len(failed) == 3 and all(not r["ok"] and r["status"] == "exit 3" for r in failed),
           f"... its runs said as failed, with their status ({[r['status'] for r in failed]})")
     check("exit 3 (left out)" in err, "the failed runs are said as left out as they happen")
+    check(err.count("try_program: failing as asked (exit 3)") == 1 and "its output ended with:" in err,
+          "a setting's first failed run has the last lines of its output said, once")
+    check("try_program: done, exit 0" not in out and "try_program: done, exit 0" not in err,
+          "the program's output is kept apart from try's own (a run that ends well shows none)")
     cold_runs = doc["cold"]["runs"]
     check(len(cold_runs) == 3 and all(r["ok"] for r in cold_runs), "three cold runs, all read")
     check(all(any(e == "WARMUP_REPORT=" + e.split("=", 1)[1] and e.split("=", 1)[1].endswith(".json") for e in r["env"])

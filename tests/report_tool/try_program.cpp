@@ -3,7 +3,7 @@
 // The slow first calls sleep, never busy-wait: a loaded CI machine stretches a busy-wait by the
 // CPU time it loses, and a first call is one sample a run.
 // usage: try_program [--exit N]   (writes its report where WARMUP_REPORT says, at exit; exits N,
-// else TRY_TEST_EXIT's value, else 0)
+// else TRY_TEST_EXIT's value, else 0, saying so on stdout and, where not 0, on stderr)
 // Sites: "first call": a first call of TRY_TEST_FIRST_MS milliseconds (default 150), then 10 calls
 // of 200 us; "compile": a first call of 150 ms unless $TRITON_CACHE_DIR holds try_test_marker
 // (then 2 ms), which the call writes there after, as a compile cache fills; then 10 calls of 200 us.
@@ -52,5 +52,7 @@ int main(int argc, char** argv) {
     sleep_ms(warm ? 2 : 150);
     if (!marker.empty()) std::ofstream(marker) << "compiled\n";
   }
+  std::cout << "try_program: done, exit " << exit_code << std::endl;
+  if (exit_code != 0) std::cerr << "try_program: failing as asked (exit " << exit_code << ")" << std::endl;
   return exit_code;
 }

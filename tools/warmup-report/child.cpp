@@ -1,6 +1,7 @@
 // The program as the launcher's child (child.hpp).
 #include "child.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -26,7 +27,7 @@ sigset_t waited_for() {
 
 }  // namespace
 
-int start_and_wait(char* const argv[], pid_t& pid, int& status, char* const envp[]) {
+int start_and_wait(char* const argv[], pid_t& pid, int& status, char* const envp[], const char* output) {
   // The signals are blocked and taken with sigwaitinfo: none is lost between the start and the
   // wait, and each comes with who sent it. The child gets the mask the launcher was given.
   const sigset_t waited = waited_for();
@@ -38,7 +39,15 @@ int start_and_wait(char* const argv[], pid_t& pid, int& status, char* const envp
   posix_spawnattr_init(&attr);
   posix_spawnattr_setsigmask(&attr, &before);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-  const int e = posix_spawnp(&pid, argv[0], nullptr, &attr, argv, envp != nullptr ? envp : environ);
+  posix_spawn_file_actions_t to_file;
+  posix_spawn_file_actions_init(&to_file);
+  if (output != nullptr) {
+    posix_spawn_file_actions_addopen(&to_file, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&to_file, 1, 2);
+  }
+  const int e = posix_spawnp(&pid, argv[0], output != nullptr ? &to_file : nullptr, &attr, argv,
+                             envp != nullptr ? envp : environ);
+  posix_spawn_file_actions_destroy(&to_file);
   posix_spawnattr_destroy(&attr);
   if (e != 0) {
     sigprocmask(SIG_SETMASK, &before, nullptr);

@@ -8,12 +8,14 @@
 /// `envp`, where given), and waits for it to end. SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to the launcher by a process
 /// (`kill`, a job scheduler) are passed on to it; those a terminal sends reach it by themselves,
 /// as it is in the launcher's process group, and are not sent twice. Returns 0 with its pid and
-/// wait status, or the errno of a start that failed (ENOENT: no such program).
+/// wait status, or the errno of a start that failed (ENOENT: no such program). `output`, where
+/// given: a file (created, or emptied) that takes its standard output and error.
 /// \code
 ///   pid_t pid; int status;
 ///   if (start_and_wait(argv, pid, status) == 0) return exit_as(status);
 /// \endcode
-int start_and_wait(char* const argv[], pid_t& pid, int& status, char* const envp[] = nullptr);
+int start_and_wait(char* const argv[], pid_t& pid, int& status, char* const envp[] = nullptr,
+                   const char* output = nullptr);
 
 /// The launcher's exit status for a child that ended with `status`: its exit code; where a
 /// signal ended it, that signal raised on the launcher with its default action (no core file),

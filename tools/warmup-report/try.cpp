@@ -258,6 +258,19 @@ int cannot_start(const std::string& program, int e) {
 
 std::string seconds(std::int64_t ns) { return wd::format_duration(std::chrono::nanoseconds(ns)); }
 
+/// Where a run failed, the last lines of its output (try keeps the program's output apart from its
+/// own, in a file a run), indented under the line that said so; else "".
+std::string output_of(const run_result& r) {
+  if (r.ok || r.output_tail.empty()) return {};
+  std::string out = "    its output ended with:\n";
+  for (std::size_t at = 0; at <= r.output_tail.size();) {
+    const std::size_t nl = std::min(r.output_tail.find('\n', at), r.output_tail.size());
+    out += "      " + r.output_tail.substr(at, nl - at) + "\n";
+    at = nl + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 int try_command(const std::vector<std::string>& args, const char* usage) {
@@ -310,7 +323,8 @@ int try_command(const std::vector<std::string>& args, const char* usage) {
     run_result d;
     warmup::report r;
     if (const int e = runs.run(diagnosis, 0, 0, d, &r); e != 0) return cannot_start(o.program[0], e);
-    std::cerr << prefix << "diagnosis run (cold, WARMUP_ATTRIBUTION=1 and CPU sampling; not measured): " << d.status << "\n";
+    std::cerr << prefix << "diagnosis run (cold, WARMUP_ATTRIBUTION=1 and CPU sampling; not measured): " << d.status << "\n"
+              << output_of(d);
     if (interrupted(d)) return runs.clean(), exit_as(d.wait_status);
     if (d.ok) diagnosed(r, o);
     o.diagnosis = std::move(d);
@@ -347,14 +361,15 @@ int try_command(const std::vector<std::string>& args, const char* usage) {
     if (t.kept.empty()) continue;
     run_result p;
     if (const int e = runs.run(t, k + 1, 0, p); e != 0) return cannot_start(o.program[0], e);
-    std::cerr << prefix << t.name << ": priming run, which fills its folders (not measured): " << p.status << "\n";
+    std::cerr << prefix << t.name << ": priming run, which fills its folders (not measured): " << p.status << "\n"
+              << output_of(p);
     if (interrupted(p)) return runs.clean(), exit_as(p.wait_status);
     t.priming = std::move(p);
   }
 
   // The rounds: cold, each remedy, then again, so that drift touches all alike.
   for (int round = 1; round <= o.rounds; ++round) {
-    std::string line = "round " + std::to_string(round) + "/" + std::to_string(o.rounds) + ":";
+    std::string line = "round " + std::to_string(round) + "/" + std::to_string(o.rounds) + ":", failed;
     for (std::size_t k = 0; k <= o.tried.size(); ++k) {
       trial& t = k == 0 ? o.cold : o.tried[k - 1];
       if (o.dropped_page_cache && !drop_page_cache())
@@ -367,10 +382,13 @@ int try_command(const std::vector<std::string>& args, const char* usage) {
         return exit_as(r.wait_status);
       }
       line += " " + t.name + " " + (r.ok ? seconds(r.wall) : r.status + " (left out)") + ",";
+      // A trial's first failed run only: a setting that fails every run is said once.
+      if (!r.ok && std::all_of(t.runs.begin(), t.runs.end(), [](const run_result& x) { return x.ok; }))
+        failed += prefix + t.name + ": " + r.status + "\n" + output_of(r);
       t.runs.push_back(std::move(r));
     }
     line.pop_back();
-    std::cerr << prefix << line << "\n";
+    std::cerr << prefix << line << "\n" << failed;
   }
 
   std::size_t cold_ok = 0;

@@ -35,6 +35,7 @@ struct run_result {
   int wait_status = 0;            ///< as waitpid gave it
   std::int64_t wall = 0;          ///< the process, start to end, on try's steady clock
   std::vector<site_figures> sites;
+  std::string output_tail;        ///< a failed run's last lines of output (stdout and stderr)
 };
 
 /// What a remedy did to one figure of one site (or of the whole program: empty site).

@@ -8,12 +8,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 
+#include <warmup/detail/io/text.hpp>
 #include <warmup/read.hpp>
 
 #include "child.hpp"
@@ -123,6 +126,30 @@ bool read_figures(const std::string& path, std::vector<site_figures>& out, std::
   return true;
 }
 
+/// The last lines of a run's output (at most `lines`, each cut to 200 bytes, made printable).
+std::string output_tail(const std::string& path, int lines = 6) {
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (!in || size <= 0) return {};
+  const std::streamoff from = std::max<std::streamoff>(0, size - 4096);
+  in.seekg(from);
+  std::string text(static_cast<std::size_t>(size - from), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  std::vector<std::string> kept;
+  std::size_t end = text.size();
+  while (end > 0 && static_cast<int>(kept.size()) < lines) {
+    const std::size_t start = text.rfind('\n', end - 1);
+    const std::size_t first = start == std::string::npos ? 0 : start + 1;
+    if (end > first) kept.push_back(warmup::detail::printable(std::string_view(text).substr(first, end - first), 200));
+    if (start == std::string::npos || (from > 0 && start == 0)) break;
+    end = start;
+  }
+  std::string out;
+  for (auto it = kept.rbegin(); it != kept.rend(); ++it) out += (out.empty() ? "" : "\n") + *it;
+  return out;
+}
+
 }  // namespace
 
 int run_once(const std::vector<std::string>& program, const std::vector<env_setting>& env, const std::string& report,
@@ -149,7 +176,8 @@ int run_once(const std::vector<std::string>& program, const std::vector<env_sett
   sigset_t mask;
   sigprocmask(SIG_SETMASK, nullptr, &mask);
   const auto start = std::chrono::steady_clock::now();
-  const int e = start_and_wait(argv.data(), pid, status, envp.data());
+  const std::string output = report.substr(0, report.rfind('.')) + ".out";
+  const int e = start_and_wait(argv.data(), pid, status, envp.data(), output.c_str());
   // start_and_wait leaves the signals it waits for blocked (for exit_as): the next run's child
   // would inherit them blocked.
   sigprocmask(SIG_SETMASK, &mask, nullptr);
@@ -162,7 +190,9 @@ int run_once(const std::vector<std::string>& program, const std::vector<env_sett
   else if (WEXITSTATUS(status) != 0) out.status = "exit " + std::to_string(WEXITSTATUS(status));
   else if (std::string why; !read_figures(report, out.sites, why, whole)) out.status = why;
   else out.status = "ok", out.ok = true;
+  if (!out.ok) out.output_tail = output_tail(output);
   unlink(report.c_str());
+  unlink(output.c_str());
   return 0;
 }
 

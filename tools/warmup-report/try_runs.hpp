@@ -38,8 +38,9 @@ bool can_drop_page_cache(std::string& error);
 bool drop_page_cache();
 
 /// Runs `program` once with try's environment and `env` on top (NAME=VALUE, the last setting of a
-/// name winning), the report it writes read from `report`. Fills `out` (its status, wall time and
-/// figures; the whole report into `*whole` where given). Returns 0, or the errno of a start that
+/// name winning), the report it writes read from `report`, its standard output and error into a
+/// file beside it (removed after; a failed run keeps their last lines in `out.output_tail`). Fills
+/// `out` (its status, wall time and figures; the whole report into `*whole` where given). Returns 0, or the errno of a start that
 /// failed (ENOENT: no such program). try's signal mask is as it was after it.
 int run_once(const std::vector<std::string>& program, const std::vector<env_setting>& env, const std::string& report,
              run_result& out, warmup::report* whole = nullptr);
