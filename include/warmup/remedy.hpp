@@ -211,6 +211,19 @@ constexpr bool where_matches(std::string_view names, std::string_view where) noe
 constexpr bool applies(const remedy_row& r, const cause_time& c) noexcept {
   return has_cause(r.causes, c.what) && (!by_object(c.what) || where_matches(r.where, c.where));
 }
+
+/// A row's setting, word by word (at its spaces): NAME=VALUE pairs, environment settings, and
+/// bare names, the variables a cache row points at folders kept between runs.
+inline std::vector<std::string_view> setting_words(std::string_view setting) {
+  std::vector<std::string_view> out;
+  for (std::string_view rest = setting; !rest.empty();) {
+    const std::size_t space = rest.find(' ');
+    if (space != 0) out.push_back(rest.substr(0, space));
+    if (space == std::string_view::npos) break;
+    rest.remove_prefix(space + 1);
+  }
+  return out;
+}
 }  // namespace detail
 
 /// @brief Number of remedies.

@@ -69,12 +69,12 @@ TEST_CASE("every cause has a remedy or says why none is known, never both; every
     // at least one folder variable; a code row has its snippet and no setting.
     switch (r.kind) {
       case warmup::remedy_kind::environment:
-        CHECK_FALSE(d::setting_words(r.setting, true, " ").empty());
-        CHECK(d::setting_words(r.setting, false, " ").empty());
+        CHECK_FALSE(d::joined_setting_words(r.setting, true, " ").empty());
+        CHECK(d::joined_setting_words(r.setting, false, " ").empty());
         CHECK(r.snippet.empty());
         break;
       case warmup::remedy_kind::cache:
-        CHECK_FALSE(d::setting_words(r.setting, false, " ").empty());
+        CHECK_FALSE(d::joined_setting_words(r.setting, false, " ").empty());
         CHECK(r.snippet.empty());
         break;
       case warmup::remedy_kind::code:
@@ -84,6 +84,9 @@ TEST_CASE("every cause has a remedy or says why none is known, never both; every
     }
   }
   CHECK_FALSE(warmup::remedy_named("no_such_remedy"));
+  // A setting's words, at its spaces, however many (what try and the report's lines both read).
+  CHECK(d::setting_words(" TRITON_CACHE_DIR  A=1 ") == std::vector<std::string_view>{"TRITON_CACHE_DIR", "A=1"});
+  CHECK(d::joined_setting_words("X A=1 Y B=2", false, ", ") == "X, Y");
 }
 
 TEST_CASE("remedies_for: the remedies a call's causes support, by what each could save on it, largest first") {

@@ -36,8 +36,8 @@ std::vector<std::string> advice_lines(const warmup::detail::remedy_row& row, std
       out.push_back("      set:   " + std::string(row.setting) + "  (warmup-report try measures it on your program)");
       break;
     case warmup::remedy_kind::cache:
-      out.push_back("      keep:  " + d::setting_words(row.setting, false, ", ") + " pointed at folders kept between runs; set " +
-                    d::setting_words(row.setting, true, " ") + "  (warmup-report try measures it on your program)");
+      out.push_back("      keep:  " + d::joined_setting_words(row.setting, false, ", ") + " pointed at folders kept between runs; set " +
+                    d::joined_setting_words(row.setting, true, " ") + "  (warmup-report try measures it on your program)");
       break;
     case warmup::remedy_kind::code: out.push_back("      code:  " + std::string(row.snippet)); break;
   }

@@ -26,15 +26,11 @@ extern char** environ;
 namespace try_tool {
 
 void split_setting(std::string_view setting, std::vector<std::string>& variables, std::vector<env_setting>& pairs) {
-  while (!setting.empty()) {
-    const std::size_t space = setting.find(' ');
-    const std::string_view word = setting.substr(0, space);
+  for (std::string_view word : warmup::detail::setting_words(setting)) {
     if (const std::size_t eq = word.find('='); eq != std::string_view::npos)
       pairs.push_back({std::string(word.substr(0, eq)), std::string(word.substr(eq + 1))});
-    else if (!word.empty())
+    else
       variables.emplace_back(word);
-    if (space == std::string_view::npos) break;
-    setting.remove_prefix(space + 1);
   }
 }
 

@@ -22,18 +22,12 @@ inline const remedy_row* remedy_row_named(std::string_view name) noexcept {
   return r ? &remedy_table[static_cast<std::size_t>(*r)] : nullptr;
 }
 
-/// A setting's words (space-separated) that are NAME=VALUE pairs (`pairs`), or that are not (a
+/// A setting's words (setting_words) that are NAME=VALUE pairs (`pairs`), or that are not (a
 /// cache row's folder variables), joined with `between`.
-inline std::string setting_words(std::string_view setting, bool pairs, std::string_view between) {
+inline std::string joined_setting_words(std::string_view setting, bool pairs, std::string_view between) {
   std::string out;
-  for (std::string_view rest = setting; !rest.empty();) {
-    const std::size_t space = rest.find(' ');
-    const std::string_view word = rest.substr(0, space);
-    if (!word.empty() && (word.find('=') != std::string_view::npos) == pairs)
-      out += (out.empty() ? "" : std::string(between)) + std::string(word);
-    if (space == std::string_view::npos) break;
-    rest.remove_prefix(space + 1);
-  }
+  for (std::string_view word : setting_words(setting))
+    if ((word.find('=') != std::string_view::npos) == pairs) out += (out.empty() ? "" : std::string(between)) + std::string(word);
   return out;
 }
 
@@ -41,7 +35,7 @@ inline std::string setting_words(std::string_view setting, bool pairs, std::stri
 inline std::string remedy_how(const remedy_row& r) {
   switch (r.kind) {
     case remedy_kind::environment: return std::string(r.setting);
-    case remedy_kind::cache: return "folders kept: " + setting_words(r.setting, false, ", ");
+    case remedy_kind::cache: return "folders kept: " + joined_setting_words(r.setting, false, ", ");
     case remedy_kind::code: return "code";
   }
   return "code";
