@@ -470,6 +470,8 @@ for args, what in ((("advise",), "no report"), (("advise", base, advised), "two 
                    (("advise", os.path.join(work, "none.json")), "a missing file")):
     rc, out, err = run(*args)
     check(rc == 2 and "warmup-report" in err and "Traceback" not in err, f"advise, {what}: exit 2 ({err.strip()[:100]})")
+rc, out, err = run("advise", merged)
+check(rc == 2 and "a merged report keeps no causes" in err and out == "", f"advise, a merged report: refused, exit 2 ({err.strip()[:100]})")
 
 print(f"{len(failures)} failure(s)")
 if not failures:

@@ -5,14 +5,12 @@
 
 #include "remedy_figures.hpp"
 
-#include <warmup/read.hpp>
 #include <warmup/remedy.hpp>
 #include <warmup/detail/io/remedy_text.hpp>
 #include <warmup/detail/io/text.hpp>
 
 #include <algorithm>
 #include <iostream>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,32 +25,18 @@ struct cold_call {
 
 }  // namespace
 
-int advise_command(const std::vector<std::string>& args, const char* usage) {
+void advise(const warmup::report& r, const std::string& path) {
   namespace d = warmup::detail;
-  if (args.size() != 1 || (!args[0].empty() && args[0][0] == '-' && args[0] != "-")) {
-    std::cerr << "warmup-report: advise needs one report: warmup-report advise REPORT.json\n\n" << usage;
-    return 2;
-  }
-  std::string error;
-  const std::optional<std::string> text = warmup::read_text_file(args[0], error);
-  if (!text) return std::cerr << "warmup-report: " << error << '\n', 2;
-  std::string why;
-  const std::optional<warmup::report> r = warmup::read_report(*text, why);
-  if (!r) {
-    if (why.find("a \"warmup.merged/") != std::string::npos)
-      why = "a merged report keeps no causes; advise reads one process's report (each rank's own)";
-    return std::cerr << "warmup-report: " << args[0] << ": " << why << '\n', 2;
-  }
   std::vector<cold_call> calls;
-  for (const warmup::site_report& s : r->sites) {
+  for (const warmup::site_report& s : r.sites) {
     if (s.host.first_call_causes) calls.push_back({&s, "first call", &*s.host.first_call_causes});
     if (s.host.cold_causes) calls.push_back({&s, "calls cold again", &*s.host.cold_causes});
   }
   if (calls.empty()) {
-    std::cout << d::printable(args[0], 200)
+    std::cout << d::printable(path, 200)
               << " names no causes: run the program with WARMUP_ATTRIBUTION=1 (and WARMUP_CPU_SAMPLING=on for host "
                  "and Python code) for a report whose first calls say why, and so what to do\n";
-    return 0;
+    return;
   }
   // The largest excess first: where a remedy can save the most.
   std::stable_sort(calls.begin(), calls.end(), [](const cold_call& x, const cold_call& y) { return x.why->excess > y.why->excess; });
@@ -69,6 +53,5 @@ int advise_command(const std::vector<std::string>& args, const char* usage) {
         for (const std::string& line : advice_lines(*row, s.could_save)) std::cout << line << '\n';
     std::cout << '\n';
   }
-  if (!any) std::cout << "no cold call of " << d::printable(args[0], 200) << " has a cause any remedy applies to\n";
-  return 0;
+  if (!any) std::cout << "no cold call of " << d::printable(path, 200) << " has a cause any remedy applies to\n";
 }

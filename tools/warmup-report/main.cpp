@@ -292,6 +292,20 @@ int compare_command(const std::vector<std::string>& outputs, const std::vector<s
 
 /// One report written again in the formats `WARMUP_REPORT` would have written at exit, by the
 /// same writers (a merged report: its own four); without -o, the table on standard output.
+int advise_command(const std::vector<std::string>& args) {
+  if (args.size() != 1 || (!args[0].empty() && args[0][0] == '-' && args[0] != "-"))
+    return usage_error("advise needs one report: warmup-report advise REPORT.json");
+  std::string error;
+  const std::optional<document> doc = read_document(args[0], error);
+  if (!doc) return std::cerr << "warmup-report: " << error << '\n', exit_error;
+  if (doc->merged)
+    return std::cerr << "warmup-report: " << args[0]
+                     << ": a merged report keeps no causes; advise reads one process's report (each rank's own)\n",
+           exit_error;
+  advise(*doc->one, args[0]);
+  return exit_ok;
+}
+
 int show_command(const std::vector<std::string>& outputs, const std::vector<std::string>& args) {
   namespace d = warmup::detail;
   if (args.size() != 1) return usage_error("show needs one report");
@@ -336,7 +350,7 @@ int main(int argc, char** argv) {
   if (command == "--help" || command == "-h" || command == "help") return std::cout << usage_text, exit_ok;
   if (command == "--version") return std::cout << "warmup-report " << WARMUP_VERSION_STRING << '\n', exit_ok;
   if (command == "run") return run_command({args.begin() + 1, args.end()}, usage_text);
-  if (command == "advise") return advise_command({args.begin() + 1, args.end()}, usage_text);
+  if (command == "advise") return advise_command({args.begin() + 1, args.end()});
   if (command == "try") return try_command({args.begin() + 1, args.end()}, usage_text);
   std::vector<std::string> outputs, rest;
   warmup::compare_options options;
