@@ -38,14 +38,8 @@ subprocess.run(["cmake", "--build", build, "-j", "16"], check=True, stdout=subpr
 env = dict(os.environ, NCCL_NVLS_ENABLE="0", LD_LIBRARY_PATH=os.path.join(nccl, "lib") + ":" + os.environ.get("LD_LIBRARY_PATH", ""))
 env.pop("CHECK_KEEP_DIR", None)
 program, tool = os.path.join(build, "allreduce"), os.path.join(build, "warmup", "warmup-report")
-failures = []
+check = warmup_check.Checks()
 launched = []  # the launchers that ran the program
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
 
 
 def check_merged(path, how):
@@ -102,5 +96,4 @@ else:
 check(bool(launched), f"{gpus} GPUs: at least one launcher ran the two ranks (ran: {', '.join(launched) or 'none'}; "
                       f"mpirun {'found' if mpirun else 'not found'}, MPI at build time {'yes' if built_with_mpi else 'no'}, "
                       f"torchrun {'found' if torchrun else 'not found'})")
-print(f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+sys.exit(check.summary())

@@ -24,6 +24,29 @@ warmup::site_report site_of(const char* name, std::size_t calls, std::vector<std
   s.host.first = s.first_calls.front();
   return s;
 }
+
+// A site "caused" whose first call took `first`, `excess` of it over the steady p50 (where the two
+// differ: a second call's), named in full by `causes`.
+warmup::site_report caused_site(std::chrono::nanoseconds first, std::chrono::nanoseconds excess,
+                                std::vector<warmup::cause_time> causes) {
+  warmup::site_report s;
+  s.name = "caused";
+  s.calls = s.host.calls = excess < first ? 2 : 1;
+  s.host.first = first;
+  if (excess < first) {
+    warmup::steady_state st;
+    st.calls = 1;
+    st.p50 = st.p90 = st.p99 = st.p999 = st.min = st.max = st.mean = first - excess;
+    s.host.steady = st;
+  }
+  warmup::attribution why;
+  why.calls = 1;
+  why.call = first;
+  why.excess = why.named = excess;
+  why.causes = std::move(causes);
+  s.host.first_call_causes = why;
+  return s;
+}
 }  // namespace
 
 TEST_CASE("the SVG's plot spans the calls it draws: call 1 at the left edge, the last at the right") {
@@ -142,22 +165,8 @@ TEST_CASE("the SVG's points: the first call largest, warm-up calls next, steady 
 TEST_CASE("the SVG's cause words: a cause named where it ends exactly at the line's 82 characters, cut one past") {
   const auto svg_with = [](std::size_t second_name) {
     warmup::report r;
-    warmup::site_report s;
-    s.name = "caused";
-    s.calls = s.host.calls = 2;
-    s.host.first = 1010us;
-    warmup::steady_state st;
-    st.calls = 1;
-    st.p50 = st.p90 = st.p99 = st.p999 = st.min = st.max = st.mean = 10us;
-    s.host.steady = st;
-    warmup::attribution why;
-    why.calls = 1;
-    why.call = 1010us;
-    why.excess = why.named = 1ms;
-    why.causes = {{warmup::cause::host_code, 500us, 5, std::string(11, 'a'), {}},
-                  {warmup::cause::host_code, 500us, 5, std::string(second_name, 'b'), {}}};
-    s.host.first_call_causes = why;
-    r.sites = {s};
+    r.sites = {caused_site(1010us, 1ms, {{warmup::cause::host_code, 500us, 5, std::string(11, 'a'), {}},
+                                         {warmup::cause::host_code, 500us, 5, std::string(second_name, 'b'), {}}})};
     return warmup::to_svg(r);
   };
   const std::string whole = "first call 1.00 ms over p50: 50% host code " + std::string(11, 'a') + ", 50% host code " +
@@ -172,18 +181,10 @@ TEST_CASE("the SVG's cause words: a cause named where it ends exactly at the lin
 
 TEST_CASE("the SVG's cause bar carries the call's remedies as its tooltip, and none where there are none") {
   warmup::report r;
-  warmup::site_report s;
-  s.name = "caused";
-  s.calls = s.host.calls = 1;
-  s.host.first = 1ms;
-  warmup::attribution why;
-  why.calls = 1;
-  why.call = why.excess = why.named = 1ms;
-  why.causes = {{warmup::cause::pool_growth, 1ms, 1, {}, {}}};
-  s.host.first_call_causes = why;
+  warmup::site_report s = caused_site(1ms, 1ms, {{warmup::cause::pool_growth, 1ms, 1, {}, {}}});
   r.sites = {s};
   CHECK(warmup::to_svg(r).find("remedies:") == std::string::npos);
-  s.host.first_call_causes->remedies = warmup::remedies_for(why);
+  s.host.first_call_causes->remedies = warmup::remedies_for(*s.host.first_call_causes);
   r.sites = {s};
   CHECK(warmup::to_svg(r).find("fill=\"#f0f1f4\"><title>remedies: prewarm_pool up to 1.00 ms, until_steady up to 1.00 ms</title></rect>") !=
         std::string::npos);

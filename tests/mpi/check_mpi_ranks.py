@@ -8,6 +8,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import warmup_check  # noqa: E402
+
 mpiexec, program, out = sys.argv[1:4]
 os.makedirs(out, exist_ok=True)
 for f in ("merged.json", "merged.txt", "merged.out", "merged.out:csv", "merged.trace.json"):
@@ -18,13 +21,7 @@ ranks = 4
 p = subprocess.run([mpiexec, "-np", str(ranks), program, out], env=env, capture_output=True, text=True, timeout=240)
 print(p.stdout)
 print(p.stderr, file=sys.stderr)
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
+check = warmup_check.Checks()
 
 
 check(p.returncode == 0, f"mpirun -np {ranks}: every rank exits 0 (exit {p.returncode})")
@@ -52,5 +49,4 @@ check(out_csv.split("\n", 1)[0].count(",") > 3 and "step" in out_csv,
 check(not os.path.exists(os.path.join(out, "merged.out:csv")), "no file named after the whole destination")
 check(not os.path.exists(os.path.join(out, "merged.trace.json")) and "a merged report has no trace format" in p.stderr
       and p.stderr.count("warmup merge: 4 ranks") >= 1, "a trace destination is refused, said, and the table goes to stderr")
-print(f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+sys.exit(check.summary())

@@ -13,15 +13,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import warmup_check  # noqa: E402
+
 cxx, include, system_includes = sys.argv[1], sys.argv[2], sys.argv[3:]
 here = os.path.dirname(os.path.abspath(__file__))
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
+check = warmup_check.Checks()
 
 
 work = tempfile.mkdtemp(prefix="warmup-figure-row-")
@@ -69,4 +66,4 @@ check(re.search(r"\n +first excess +4\.00 ms +8\.00 ms +2\.000 +SLOWER \(thresho
       "the comparison's table: its row, under its words")
 
 shutil.rmtree(work, ignore_errors=True)
-sys.exit(f"{len(failures)} of the figure's places missed it" if failures else 0)
+sys.exit(f"{len(check.failures)} of the figure's places missed it" if check.failures else 0)

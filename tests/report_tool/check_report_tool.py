@@ -15,15 +15,12 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import warmup_check  # noqa: E402
+
 tool, spin = sys.argv[1:3]
 work = tempfile.mkdtemp(prefix="warmup-report-tool-")
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
+check = warmup_check.Checks()
 
 
 def env_for(rank=None, size=None):
@@ -473,10 +470,9 @@ for args, what in ((("advise",), "no report"), (("advise", base, advised), "two 
 rc, out, err = run("advise", merged)
 check(rc == 2 and "a merged report keeps no causes" in err and out == "", f"advise, a merged report: refused, exit 2 ({err.strip()[:100]})")
 
-print(f"{len(failures)} failure(s)")
-if not failures:
+if not check.failures:
     import shutil
     shutil.rmtree(work, ignore_errors=True)
 else:
     print(f"the files are kept in {work}")
-sys.exit(1 if failures else 0)
+sys.exit(check.summary())

@@ -22,16 +22,13 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import warmup_check  # noqa: E402
+
 tool, program = (os.path.abspath(p) for p in sys.argv[1:3])
 parts = sys.argv[3:]
 work = tempfile.mkdtemp(prefix="warmup-check-try-")
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
+check = warmup_check.Checks()
 
 
 def env_for(**extra):
@@ -243,5 +240,4 @@ for part in parts or PARTS:
     for section in PARTS[part]:
         section()
 shutil.rmtree(work, ignore_errors=True)
-print(f"{len(failures)} failure(s)" if failures else "all passed")
-sys.exit(1 if failures else 0)
+sys.exit(check.summary())

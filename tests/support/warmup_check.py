@@ -18,6 +18,29 @@ import sys
 SKIP = 77
 
 
+class Checks:
+    """Checks that go on after one fails: each printed as it is made, the failures counted at the
+    end.
+
+        check = warmup_check.Checks()
+        check(rc == 0, "it exits 0")
+        sys.exit(check.summary())
+    """
+
+    def __init__(self):
+        self.failures = []
+
+    def __call__(self, ok, what):
+        print(("ok   " if ok else "FAIL ") + what)
+        if not ok:
+            self.failures.append(what)
+
+    def summary(self):
+        """Prints how many failed; the exit status: 1 where any did, else 0."""
+        print(f"{len(self.failures)} failure(s)" if self.failures else "all passed")
+        return 1 if self.failures else 0
+
+
 def skip(reason):
     """Ends the check as skipped, saying why: a skip is never a pass."""
     print(f"skipped: {reason}", flush=True)
