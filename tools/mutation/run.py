@@ -39,6 +39,9 @@ NVTX_TOOL_TARGETS = ["warmup_nvtx", "warmup_nvtx_c_program", "warmup_nvtx_cpp_pr
                      "warmup_spin_program", "warmup_try_program", "warmup-report"]
 # Every file outside include/warmup that a mutant may change: every source a user runs.
 OTHER_SOURCES = PYTHON_SOURCES + NVTX_TOOL_SOURCES
+# Sources with planted mutants alone, no generated ones: the wheel's build backend, whose tests
+# build and install wheels (a minute each: too slow to judge a sample by).
+PLANTED_ONLY_SOURCES = ["tools/packaging/warmup_build.py"]
 # The programs a mutation build makes: every C++ test program that runs without a GPU, a
 # compiler or MPI, each host test file a program of its own (WARMUP_TEST_PER_FILE). Left out:
 # the host files' combined program (the same tests as the per-file ones), the 10^8-call runs
@@ -123,9 +126,15 @@ def sources(root=ROOT):
     return {**headers(root), **{p: open(os.path.join(root, p), encoding="utf-8").read() for p in OTHER_SOURCES}}
 
 
+def planted_only(root=ROOT):
+    """The texts of PLANTED_ONLY_SOURCES, by their path from the root."""
+    return {p: open(os.path.join(root, p), encoding="utf-8").read() for p in PLANTED_ONLY_SOURCES}
+
+
 def source_path(root, name):
-    """Where a text of sources() lies under `root`."""
-    return os.path.join(root, name) if name in OTHER_SOURCES else os.path.join(root, INCLUDE, name)
+    """Where a text of sources() or planted_only() lies under `root`."""
+    outside = name in OTHER_SOURCES or name in PLANTED_ONLY_SOURCES
+    return os.path.join(root, name) if outside else os.path.join(root, INCLUDE, name)
 
 
 def all_candidates(root=ROOT):
@@ -458,9 +467,12 @@ class Build:
             if not cmd:
                 continue
             props = {p["name"]: p["value"] for p in t.get("properties", [])}
-            # A program on the command line, or the Python package's folder on PYTHONPATH.
+            # A program on the command line, or the Python package's folder on PYTHONPATH; the
+            # wheel's tests pack this build's package (WARMUPTEST_BUILD_DIR).
+            env = props.get("ENVIRONMENT", [])
             used = sorted({p for p, path in progs.items()
-                           if path in cmd or any(e.startswith("PYTHONPATH=") and path in e for e in props.get("ENVIRONMENT", []))})
+                           if path in cmd or any(e.startswith("PYTHONPATH=") and path in e for e in env) or
+                           (p == "warmup_python" and f"WARMUPTEST_BUILD_DIR={self.dir}" in env)})
             # A test of a CUDA program, which this build does not make, even where its command
             # also names one it makes (the NVTX tool), is the GPU machine's.
             if not used or "cuda_program" in props.get("LABELS", []):
