@@ -467,12 +467,9 @@ class Build:
             if not cmd:
                 continue
             props = {p["name"]: p["value"] for p in t.get("properties", [])}
-            # A program on the command line, or the Python package's folder on PYTHONPATH; the
-            # wheel's tests pack this build's package (WARMUPTEST_BUILD_DIR).
-            env = props.get("ENVIRONMENT", [])
+            # A program on the command line, or the Python package's folder on PYTHONPATH.
             used = sorted({p for p, path in progs.items()
-                           if path in cmd or any(e.startswith("PYTHONPATH=") and path in e for e in env) or
-                           (p == "warmup_python" and f"WARMUPTEST_BUILD_DIR={self.dir}" in env)})
+                           if path in cmd or any(e.startswith("PYTHONPATH=") and path in e for e in props.get("ENVIRONMENT", []))})
             # A test of a CUDA program, which this build does not make, even where its command
             # also names one it makes (the NVTX tool), is the GPU machine's.
             if not used or "cuda_program" in props.get("LABELS", []):
