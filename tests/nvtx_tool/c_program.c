@@ -200,6 +200,20 @@ static int deep(long n) {
   return 0;
 }
 
+/* Pushes never popped on a thread that then ends: counted when it ends, those past the depth
+ * kept too. */
+static void* deep_then_end(void* arg) {
+  for (long i = 0; i < (long)(intptr_t)arg; ++i) nvtxRangePushA("deep.thread");
+  return NULL;
+}
+
+static int deep_thread(long n) {
+  pthread_t t;
+  pthread_create(&t, NULL, deep_then_end, (void*)(intptr_t)n);
+  pthread_join(t, NULL);
+  return 0;
+}
+
 static int unended(long n) {
   for (long i = 0; i < n; ++i) nvtxRangeStartA("unended"); /* never ended */
   return 0;
@@ -485,6 +499,7 @@ int main(int argc, char** argv) {
   if (strcmp(what, "misbehave") == 0) return misbehave();
   if (strcmp(what, "many") == 0) return many(argc > 2 ? atol(argv[2]) : 1000000);
   if (strcmp(what, "deep") == 0) return deep(argc > 2 ? atol(argv[2]) : 1000000);
+  if (strcmp(what, "deep_thread") == 0) return deep_thread(argc > 2 ? atol(argv[2]) : 70000);
   if (strcmp(what, "unended") == 0) return unended(argc > 2 ? atol(argv[2]) : 100000);
   if (strcmp(what, "signal") == 0) return signal_exit();
   if (strcmp(what, "blocked") == 0) return blocked();
@@ -507,7 +522,7 @@ int main(int argc, char** argv) {
     raise(SIGTERM);
     return 1;
   }
-  fprintf(stderr, "usage: %s ranges|misbehave|many|deep|unended|signal|blocked|slot|one|cross|entry_points|exec|replace|wait|fork|null_table|exit|kill [N]\n",
+  fprintf(stderr, "usage: %s ranges|misbehave|many|deep|deep_thread|unended|signal|blocked|slot|one|cross|entry_points|exec|replace|wait|fork|null_table|exit|kill [N]\n",
           argv[0]);
   return 2;
 }

@@ -206,11 +206,11 @@ def test_device_setting_takes_every_on_off_spelling():
 
 
 def test_ranges_after_the_report_are_counted():
-    # In an exit handler registered before the first NVTX call and in a static object's
-    # destructor: after the report, so in none; counted, and said at the very end.
+    # In an exit handler registered before the first NVTX call (a push/pop and a start/end) and in
+    # a static object's destructor: after the report, so in none; counted, and said at the very end.
     r, err = run(CPP_PROGRAM, "late")
     assert calls(r) == {"late.main": 1}, calls(r)
-    assert ("warmup: 2 NVTX ranges ended after the report was written (in exit handlers or static destructors) "
+    assert ("warmup: 3 NVTX ranges ended after the report was written (in exit handlers or static destructors) "
             "and are not in it") in err, err
     # None late: nothing said of them; stderr holds the report's notices and nothing else.
     r, err = run(C_PROGRAM, "one")
@@ -294,6 +294,10 @@ def test_pushes_never_popped_are_bounded():
     assert calls(r) == {"deep": 0}, calls(r)
     n = notices(r)
     assert "999990 pushed and never popped" in n and "934464 pushes past the 65536 open on a thread" in n, n
+    # The same on a thread that ends with them open: counted when it ends, those past the depth too.
+    r, _ = run(C_PROGRAM, "deep_thread", "70000")
+    n = notices(r)
+    assert "70000 pushed and never popped" in n and "4464 pushes past the 65536 open on a thread" in n, n
     # Starts never ended: the first 65,536 kept open, the rest counted.
     r, _ = run(C_PROGRAM, "unended", "100000")
     n = notices(r)
@@ -392,6 +396,14 @@ def test_status_records():
     records, image = status_records(folder)
     assert records == {f"began.{p.pid}.{image}": f"pid {p.pid}\nprogram {shown}\n",
                        f"report.{p.pid}.{image}": f"pid {p.pid}\n"}, records
+    # Started with its standard input closed: a record may get descriptor 0, and is written.
+    folder = tempfile.mkdtemp(dir=WORK)
+    p = subprocess.Popen([C_PROGRAM, "one"], env=clean_env(
+        NVTX_INJECTION64_PATH=TOOL, WARMUP_REPORT=os.path.join(WORK, "status.json"), WARMUP_NVTX_STATUS=folder),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=lambda: os.close(0))
+    assert p.wait(timeout=120) == 0
+    records, image = status_records(folder)
+    assert sorted(records) == [f"began.{p.pid}.{image}", f"report.{p.pid}.{image}"], records
     # A forked child is a process of its own: its first range recorded again, with its pid and
     # the same image; its report too.
     folder = tempfile.mkdtemp(dir=WORK)

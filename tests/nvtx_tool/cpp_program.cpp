@@ -134,6 +134,7 @@ ranges_when_destroyed made_before_main;
 void late_handler() {
   nvtxRangePushA("late.atexit");
   nvtxRangePop();
+  nvtxRangeEnd(nvtxRangeStartA("late.atexit.start_end"));  // a start/end range counts as well
 }
 
 int late() {

@@ -197,6 +197,17 @@ def test_streams_refused_with_a_sentence():
     with pytest.raises(ValueError, match="an integer from 0"):
         warmup.region("scopes.stream", stream=2 ** 64)
 
+    class Triple:  # __cuda_stream__ gives (version, handle), two items, never three
+        def __cuda_stream__(self):
+            return (0, 1234, 5)
+
+    class Handle:
+        def __cuda_stream__(self):
+            return 1234
+    for wrong in (Triple(), Handle()):
+        with pytest.raises(TypeError, match=r"__cuda_stream__\(\) must return \(version, handle\)"):
+            warmup.stream_handle(wrong)
+
 
 def test_streams_named_every_way():
     class Protocol:
