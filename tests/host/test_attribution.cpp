@@ -564,6 +564,14 @@ TEST_CASE("the interval index finds every overlap, long intervals included") {
     set.each_overlapping(a, b, [&](const cause_record&) { ++found; });
     CHECK(found == brute);
   }
+  // Kept by a rule (as the code samples are thinned), long intervals included: only those it
+  // says yes to remain.
+  set.keep_if([](const cause_record& r) { return r.start_ns % 2 == 0; });
+  std::size_t even = 0, kept = 0, long_even = 0;
+  for (const auto& r : all) even += r.start_ns % 2 == 0, long_even += r.start_ns % 2 == 0 && r.end_ns - r.start_ns > 1'000'000'000ull;
+  set.each_overlapping(0, 3'000'000'000ull, [&](const cause_record& r) { kept += r.start_ns % 2 == 0 ? 1 : 1000; });
+  CHECK(long_even > 0);
+  CHECK(kept == even);
   // Cleared, it holds nothing, long intervals included.
   set.clear();
   CHECK(set.size() == 0);
