@@ -290,8 +290,7 @@ int compare_command(const std::vector<std::string>& outputs, const std::vector<s
   return c.regressed ? exit_regressed : exit_ok;
 }
 
-/// One report written again in the formats `WARMUP_REPORT` would have written at exit, by the
-/// same writers (a merged report: its own four); without -o, the table on standard output.
+/// `advise REPORT`: one process's report read as show reads it (a merged one keeps no causes).
 int advise_command(const std::vector<std::string>& args) {
   if (args.size() != 1 || (!args[0].empty() && args[0][0] == '-' && args[0] != "-"))
     return usage_error("advise needs one report: warmup-report advise REPORT.json");
@@ -306,6 +305,8 @@ int advise_command(const std::vector<std::string>& args) {
   return exit_ok;
 }
 
+/// One report written again in the formats `WARMUP_REPORT` would have written at exit, by the
+/// same writers (a merged report: its own four); without -o, the table on standard output.
 int show_command(const std::vector<std::string>& outputs, const std::vector<std::string>& args) {
   namespace d = warmup::detail;
   if (args.size() != 1) return usage_error("show needs one report");
